@@ -118,6 +118,9 @@ ProblemKind = Literal[
     "unknown_mimic_source",
     "mimic_cycle",
     "invalid_mimic",
+    "unknown_actuator_joint",
+    "duplicate_actuator",
+    "duplicate_sensor",
 ]
 
 

@@ -21,6 +21,7 @@ from typing import Literal, TypeVar
 
 from bb_robot.model.errors import (
     InvalidRobot,
+    TreeProblem,
     NoParentJoint,
     NotAnAncestor,
     NodeKind,
@@ -190,34 +191,52 @@ class Robot:
         ``actuators``, computes the topology and parameter bindings.  Raises
         :class:`InvalidRobot` naming every offender when the links and joints
         do not form exactly one tree, names repeat, or mimic references are
-        broken; raises ``ValueError`` for an actuator on an unknown joint or a
-        repeated actuator or sensor name.
+        broken, or actuators name unknown joints or repeat names.
         """
         edges = [(j.name, j.parent_link, j.child_link) for j in joints]
         mimics = {j.name: j.mimic.joint for j in joints if j.mimic is not None}
         fixed = frozenset(j.name for j in joints if j.type == "fixed")
-        problems, found_warnings = find_problems([link.name for link in links], edges, mimics, fixed)
-        if problems:
-            raise InvalidRobot(name, problems, source)
-
+        problems, found_warnings = find_problems(
+            [link.name for link in links], edges, mimics, fixed
+        )
         joint_map = {j.name: j for j in joints}
         actuator_map: dict[str, ActuatorInfo] = {}
         by_joint: dict[str, list[str]] = {}
         for actuator in actuators:
             if actuator.joint not in joint_map:
-                raise ValueError(
-                    f"robot '{name}': actuator '{actuator.name}' drives joint '{actuator.joint}', "
-                    "which is not a joint of this robot"
+                problems.append(
+                    TreeProblem(
+                        "unknown_actuator_joint",
+                        (actuator.name, actuator.joint),
+                        f"actuator '{actuator.name}' drives joint '{actuator.joint}', "
+                        "which is not defined",
+                    )
                 )
-            if actuator.name in actuator_map:
-                raise ValueError(f"robot '{name}': actuator '{actuator.name}' is defined twice")
-            actuator_map[actuator.name] = actuator
-            by_joint.setdefault(actuator.joint, []).append(actuator.name)
+            elif actuator.name in actuator_map:
+                problems.append(
+                    TreeProblem(
+                        "duplicate_actuator",
+                        (actuator.name,),
+                        f"actuator '{actuator.name}' is defined more than once "
+                        "(actuator names must be unique per robot)",
+                    )
+                )
+            else:
+                actuator_map[actuator.name] = actuator
+                by_joint.setdefault(actuator.joint, []).append(actuator.name)
         sensor_map: dict[str, SensorInfo] = {}
         for sensor in sensors:
             if sensor.name in sensor_map:
-                raise ValueError(f"robot '{name}': sensor '{sensor.name}' is defined twice")
+                problems.append(
+                    TreeProblem(
+                        "duplicate_sensor",
+                        (sensor.name,),
+                        f"sensor '{sensor.name}' is defined more than once",
+                    )
+                )
             sensor_map[sensor.name] = sensor
+        if problems:
+            raise InvalidRobot(name, problems, source)
 
         child_joints: dict[str, list[str]] = {}
         parent_joint: dict[str, str] = {}

@@ -1,0 +1,138 @@
+"""Turn the URDF intermediate representation into the robot model.
+
+:func:`build_robot` maps :class:`bb_robot.urdf.ir.Robot` onto
+:class:`bb_robot.model.robot.Robot`:
+
+- Joint axes are normalised; joints without an origin sit at the identity.
+- A joint whose parent is the undefined link ``world`` (the usual world
+  anchor) keeps ``world`` as the root frame: a bare ``world`` link is added.
+  With ``drop_world=True`` those joints are removed instead, with a warning,
+  and their child becomes the root.  Any other undefined link is an error.
+- ``<safety_controller>`` soft limits become ``JointLimits.soft_lower`` /
+  ``soft_upper``; a continuous joint has no position limits.
+- Each simple transmission becomes an actuator of its joint.  A transmission
+  without an actuator name gets ``<joint>_actuator``.  URDF expresses a
+  reversed drive with a negative ``mechanicalReduction``: the sign stays in
+  ``reduction`` and ``reversed`` is left unset.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from os import PathLike
+
+from bb_robot.model.robot import (
+    ActuatorInfo,
+    Joint,
+    JointLimits,
+    Link,
+    Robot,
+    Transmission,
+)
+from bb_robot.model.geometry import Origin, Vec3
+from bb_robot.urdf import ir
+
+WORLD = "world"
+
+
+def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
+    """Return the validated robot model of a parsed URDF document.
+
+    Warnings of the document are kept and the builder's own are added.
+    Raises :class:`bb_robot.model.errors.InvalidRobot` listing every
+    structural problem (cycles, several roots, undefined links, duplicate
+    names, broken mimics, transmissions on unknown joints).
+    """
+    warnings = list(doc.warnings)
+    defined = {link.name for link in doc.links}
+    joints = doc.joints
+    links = [_link(link) for link in doc.links]
+    anchored = [j.name for j in joints if j.parent == WORLD]
+    if anchored and WORLD not in defined:
+        if drop_world:
+            joints = [j for j in joints if j.parent != WORLD]
+            warnings.append(
+                f"dropped the world anchor joint(s) {', '.join(repr(n) for n in anchored)} "
+                f"(drop_world=True): their child link is the root"
+            )
+        else:
+            links.insert(0, Link(name=WORLD))
+    actuators = [
+        ActuatorInfo(
+            name=t.actuator or f"{t.joint}_actuator",
+            joint=t.joint,
+            transmission=Transmission(reduction=t.reduction, offset=t.offset),
+        )
+        for t in doc.transmissions.values()
+    ]
+    return Robot.assemble(
+        doc.name,
+        links,
+        [_joint(j) for j in joints],
+        actuators=actuators,
+        warnings=warnings,
+        source=doc.source,
+    )
+
+
+def load_urdf(
+    path: str | PathLike[str],
+    *,
+    xacro_args: Mapping[str, str] | None = None,
+    drop_world: bool = False,
+) -> Robot:
+    """Return the robot model of a URDF or xacro file.
+
+    Raises the parser's typed errors (:mod:`bb_robot.urdf.errors`) or
+    :class:`bb_robot.model.errors.InvalidRobot`.
+    """
+    from bb_robot.urdf.parser import parse_file
+
+    return build_robot(parse_file(path, xacro_args=xacro_args), drop_world=drop_world)
+
+
+def _link(link: ir.Link) -> Link:
+    visuals = tuple(v for v in (link.visual, *link.extra_visuals) if v is not None)
+    return Link(
+        name=link.name,
+        visuals=visuals,
+        collisions=tuple(link.collisions),
+        inertial=link.inertial,
+    )
+
+
+def _joint(joint: ir.Joint) -> Joint:
+    return Joint(
+        name=joint.name,
+        type=joint.type,
+        parent_link=joint.parent,
+        child_link=joint.child,
+        origin=joint.origin or Origin(),
+        axis=_unit(joint.axis) if joint.axis is not None else (1.0, 0.0, 0.0),
+        limits=_limits(joint),
+        dynamics=joint.dynamics,
+        mimic=joint.mimic,
+    )
+
+
+def _unit(axis: Vec3) -> Vec3:
+    norm = math.sqrt(sum(c * c for c in axis))
+    if norm == 0.0:  # the parser rejects these; a hand-made IR may not
+        raise ValueError("joint axis has zero length")
+    return (axis[0] / norm, axis[1] / norm, axis[2] / norm)
+
+
+def _limits(joint: ir.Joint) -> JointLimits | None:
+    limit, safety = joint.limit, joint.safety_controller
+    if limit is None and safety is None:
+        return None
+    bounded = joint.type != "continuous"
+    return JointLimits(
+        lower=limit.lower if limit and bounded else None,
+        upper=limit.upper if limit and bounded else None,
+        velocity=limit.velocity if limit else None,
+        effort=limit.effort if limit else None,
+        soft_lower=safety.soft_lower_limit if safety and bounded else None,
+        soft_upper=safety.soft_upper_limit if safety and bounded else None,
+    )
