@@ -26,7 +26,18 @@ _FIXED, _REVOLUTE, _PRISMATIC = 0, 1, 2
 
 @dataclass(frozen=True)
 class _Step:
-    """One joint's contribution: child pose = parent pose · local(q)."""
+    """One joint's contribution: child pose = parent pose · local(q).
+
+    ``block`` is a 3×K matrix of the joint's constant parts, multiplied by the
+    parent rotation in one matrix product for the whole batch:
+
+    - fixed (and held) joints, K = 4: ``[R | t]``;
+    - revolute, K = 10: ``[C | A | B | t]`` with local rotation
+      ``C + cos(θ)·A + sin(θ)·B`` (Rodrigues' formula premultiplied by R);
+    - prismatic, K = 5: ``[R | u | t]`` with local translation ``t + d·u``.
+
+    The origin translation ``t`` is always the last column.
+    """
 
     parent: int
     child: int
@@ -34,13 +45,12 @@ class _Step:
     coordinate: int  # index into q, -1 when the joint does not move
     multiplier: float
     offset: float
-    # For revolute: local rotation = c·A + s·B + (1 − c)·C, translation t.
-    # For prismatic: local rotation = A, translation = t + d·u.
-    a: Matrix
-    b: Matrix
-    c: Matrix
-    t: Matrix
-    u: Matrix
+    block: Matrix
+
+    @property
+    def block_t(self) -> Matrix:
+        """The transposed block, shape (K, 3): left factor of the batch-last product."""
+        return self.block.T
 
 
 class ForwardKinematics:
@@ -90,31 +100,27 @@ class ForwardKinematics:
     def _step(self, name: str, link_index: Mapping[str, int]) -> _Step:
         joint = self.robot.joints[name]
         origin = origin_to_matrix(joint.origin)
-        rot, t = origin[:3, :3], origin[:3, 3].copy()
+        rot, t = origin[:3, :3], origin[:3, 3:4]
         axis = np.asarray(joint.axis, dtype=float)
-        zero = np.zeros((3, 3))
         parent, child = link_index[joint.parent_link], link_index[joint.child_link]
         if joint.type not in SINGLE_DOF_TYPES:
-            return _Step(parent, child, _FIXED, -1, 0.0, 0.0, rot, zero, zero, t, np.zeros(3))
+            return _Step(parent, child, _FIXED, -1, 0.0, 0.0, np.hstack([rot, t]))
         coordinate, multiplier, offset = self._resolve(name)
         if joint.type == "prismatic":
-            return _Step(
-                parent, child, _PRISMATIC, coordinate, multiplier, offset,
-                rot, zero, zero, t, rot @ axis,
-            )  # fmt: skip
-        return _Step(
-            parent, child, _REVOLUTE, coordinate, multiplier, offset,
-            rot - rot @ np.outer(axis, axis), rot @ skew(axis), rot @ np.outer(axis, axis),
-            t, np.zeros(3),
-        )  # fmt: skip
+            block = np.hstack([rot, (rot @ axis)[:, None], t])
+            return _Step(parent, child, _PRISMATIC, coordinate, multiplier, offset, block)
+        along = rot @ np.outer(axis, axis)
+        block = np.hstack([along, rot - along, rot @ skew(axis), t])
+        return _Step(parent, child, _REVOLUTE, coordinate, multiplier, offset, block)
 
     # ------------------------------------------------------------------ compute
     def compute(self, q: npt.ArrayLike) -> Matrix:
         """Return link poses in the root link frame for configurations ``q``.
 
         ``q`` has shape ``(n,)`` or ``(batch, n)`` with ``n = len(joint_names)``;
-        the result has shape ``(n_links, 4, 4)`` or ``(batch, n_links, 4, 4)``,
-        links in :attr:`link_names` order.  Raises :class:`InvalidJointValue` for
+        the result has shape ``(n_links, 4, 4)`` or ``(batch, n_links, 4, 4)``
+        (a strided view of batch-last storage; ``np.ascontiguousarray`` it if
+        needed), links in :attr:`link_names` order.  Raises :class:`InvalidJointValue` for
         a wrong shape or a non-finite value.
         """
         values = np.asarray(q, dtype=float)
@@ -130,37 +136,31 @@ class ForwardKinematics:
             bad = sorted({self.joint_names[i] for i in np.nonzero(~np.isfinite(batch))[1]})
             raise InvalidJointValue(self.robot.name, f"non-finite value for joint(s) {', '.join(bad)}")
         count = batch.shape[0]
-        n_links = len(self.link_names)
-        rotations = np.empty((n_links, count, 3, 3))
-        positions = np.empty((n_links, count, 3))
-        rotations[0] = np.eye(3)
-        positions[0] = 0.0
+        # Batch-last layout: frames[link, i, k, :] is one contiguous row over the
+        # batch, so the product with a joint's constant block is three small matrix
+        # multiplies and the angle terms are contiguous vector operations.  The
+        # result is a transposed view of it: no copy.
+        frames = np.empty((len(self.link_names), 4, 4, count))
+        frames[:, 3, :3] = 0.0
+        frames[:, 3, 3] = 1.0
+        frames[0, :3] = np.eye(4)[:3, :, None]
         for step in self._steps:
-            r_parent, p_parent = rotations[step.parent], positions[step.parent]
+            product = np.matmul(step.block_t, frames[step.parent, :3, :3])  # (3, K, count)
+            rotation = frames[step.child, :3, :3]
+            position = frames[step.child, :3, 3]
+            np.add(product[:, -1], frames[step.parent, :3, 3], out=position)
             if step.kind == _REVOLUTE:
                 angle = batch[:, step.coordinate] * step.multiplier + step.offset
-                local = (
-                    step.c
-                    + np.cos(angle)[:, None, None] * step.a
-                    + np.sin(angle)[:, None, None] * step.b
-                )
-                np.matmul(r_parent, local, out=rotations[step.child])
-                positions[step.child] = r_parent @ step.t + p_parent
-            elif step.kind == _PRISMATIC:
-                distance = batch[:, step.coordinate] * step.multiplier + step.offset
-                translation = step.t + distance[:, None] * step.u
-                np.matmul(r_parent, step.a, out=rotations[step.child])
-                positions[step.child] = (
-                    np.einsum("bij,bj->bi", r_parent, translation) + p_parent
-                )
+                np.multiply(product[:, 3:6], np.cos(angle), out=rotation)
+                rotation += product[:, 0:3]
+                rotation += product[:, 6:9] * np.sin(angle)
             else:
-                np.matmul(r_parent, step.a, out=rotations[step.child])
-                positions[step.child] = r_parent @ step.t + p_parent
-        poses = np.zeros((count, n_links, 4, 4))
-        poses[:, :, :3, :3] = rotations.transpose(1, 0, 2, 3)
-        poses[:, :, :3, 3] = positions.transpose(1, 0, 2)
-        poses[:, :, 3, 3] = 1.0
-        return poses[0] if single else poses
+                rotation[...] = product[:, 0:3]
+                if step.kind == _PRISMATIC:
+                    distance = batch[:, step.coordinate] * step.multiplier + step.offset
+                    position += product[:, 3] * distance
+        poses = frames.transpose(3, 0, 1, 2)
+        return np.ascontiguousarray(poses[0]) if single else poses
 
     def poses(self, values: Mapping[str, float] | None = None) -> dict[str, Matrix]:
         """Return each link's 4×4 pose in the root frame for named joint values.

@@ -248,17 +248,20 @@ class Robot:
             root, child_joints, {j.name: j.child_link for j in joints}
         )
         link_map = {
-            link.name: dataclasses.replace(
-                link,
-                parent_joint=parent_joint.get(link.name),
-                child_joints=tuple(child_joints.get(link.name, ())),
+            link.name: Link(
+                link.name,
+                link.visuals,
+                link.collisions,
+                link.inertial,
+                parent_joint.get(link.name),
+                tuple(child_joints.get(link.name, ())),
             )
             for link in links
         }
-        joint_map = {
-            jn: dataclasses.replace(j, actuators=tuple(by_joint.get(jn, ())))
-            for jn, j in joint_map.items()
-        }
+        for joint_name, names in by_joint.items():
+            joint_map[joint_name] = dataclasses.replace(
+                joint_map[joint_name], actuators=tuple(names)
+            )
         return cls(
             name=name,
             links=MappingProxyType(link_map),

@@ -12,9 +12,48 @@ Lookups here have no robot name to attribute their errors to:
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
+
+
+class PathMap(Mapping[str, tuple[str, ...]]):
+    """Root-relative paths of every link (or every joint), built on first access.
+
+    Holding every path of a deep chain up front costs memory quadratic in its
+    depth (2 million entries for a 1,000-link chain); this map keeps one parent
+    step per node and caches each path once asked for.  It behaves as a plain
+    read-only mapping.
+    """
+
+    def __init__(self, up: Mapping[str, tuple[str, ...]], root: str) -> None:
+        """``up`` maps a node to the (joint, link) or (link,) step above it; the root maps to ()."""
+        self._up = up
+        self._root = root
+        self._cache: dict[str, tuple[str, ...]] = {root: (root,)}
+
+    def __getitem__(self, name: str) -> tuple[str, ...]:
+        cached = self._cache.get(name)
+        if cached is not None:
+            return cached
+        if name not in self._up:
+            raise KeyError(name)
+        trail: list[str] = [name]
+        node = name
+        while node not in self._cache:
+            step = self._up[node]
+            trail.extend(reversed(step))
+            node = step[0]
+        trail.pop()  # ``node`` itself is the start of the cached prefix
+        path = self._cache[node] + tuple(reversed(trail))
+        self._cache[name] = path
+        return path
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._up)
+
+    def __len__(self) -> int:
+        return len(self._up)
 
 
 @dataclass(frozen=True)
@@ -56,32 +95,48 @@ def build_topology(
     """
     depth: dict[str, int] = {root: 0}
     joint_depth: dict[str, int] = {}
-    paths: dict[str, tuple[str, ...]] = {root: (root,)}
-    joint_paths: dict[str, tuple[str, ...]] = {}
+    link_up: dict[str, tuple[str, ...]] = {root: ()}
+    joint_up: dict[str, tuple[str, ...]] = {}
     link_order: list[str] = []
     joint_order: list[str] = []
-    stack: list[str] = [root]
+    stack: list[tuple[str, str | None]] = [(root, None)]
     while stack:
-        link = stack.pop()
+        link, via = stack.pop()
         link_order.append(link)
-        link_path = paths[link]
+        if via is not None:
+            joint_order.append(via)
         below = child_joints.get(link, ())
+        level = depth[link] + 1
         for joint in below:
             child = joint_child[joint]
-            joint_path = link_path + (joint,)
-            joint_paths[joint] = joint_path
-            paths[child] = joint_path + (child,)
-            depth[child] = joint_depth[joint] = depth[link] + 1
+            joint_up[joint] = (link,)
+            link_up[child] = (link, joint)
+            depth[child] = joint_depth[joint] = level
         # Reversed so the first declared child is visited first.
-        stack.extend(joint_child[j] for j in reversed(below))
-    # Joints follow the order of the links they lead to.
-    parent_joint = {joint_child[j]: j for link in link_order for j in child_joints.get(link, ())}
-    joint_order = [parent_joint[link] for link in link_order[1:]]
+        stack.extend((joint_child[j], j) for j in reversed(below))
+    link_paths = PathMap(link_up, root)
     return Topology(
         depth=MappingProxyType(depth),
         joint_depth=MappingProxyType(joint_depth),
         joint_order=tuple(joint_order),
         link_order=tuple(link_order),
-        paths=MappingProxyType(paths),
-        joint_paths=MappingProxyType(joint_paths),
+        paths=link_paths,
+        joint_paths=_JointPathMap(joint_up, link_paths),
     )
+
+
+class _JointPathMap(Mapping[str, tuple[str, ...]]):
+    """A joint's path is its parent link's path plus the joint."""
+
+    def __init__(self, up: Mapping[str, tuple[str, ...]], link_paths: PathMap) -> None:
+        self._up = up
+        self._link_paths = link_paths
+
+    def __getitem__(self, name: str) -> tuple[str, ...]:
+        return self._link_paths[self._up[name][0]] + (name,)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._up)
+
+    def __len__(self) -> int:
+        return len(self._up)

@@ -109,18 +109,21 @@ def _joint(joint: ir.Joint) -> Joint:
         parent_link=joint.parent,
         child_link=joint.child,
         origin=joint.origin or Origin(),
-        axis=_unit(joint.axis) if joint.axis is not None else (1.0, 0.0, 0.0),
+        axis=_unit(joint) if joint.axis is not None and joint.type != "fixed" else (1.0, 0.0, 0.0),
         limits=_limits(joint),
         dynamics=joint.dynamics,
         mimic=joint.mimic,
     )
 
 
-def _unit(axis: Vec3) -> Vec3:
-    norm = math.sqrt(sum(c * c for c in axis))
+def _unit(joint: ir.Joint) -> Vec3:
+    """Return the joint's axis scaled to unit length (URDF does not require unit axes)."""
+    assert joint.axis is not None
+    x, y, z = joint.axis
+    norm = math.sqrt(x * x + y * y + z * z)
     if norm == 0.0:  # the parser rejects these; a hand-made IR may not
-        raise ValueError("joint axis has zero length")
-    return (axis[0] / norm, axis[1] / norm, axis[2] / norm)
+        raise ValueError(f"joint '{joint.name}' has a zero-length axis")
+    return (x / norm, y / norm, z / norm)
 
 
 def _limits(joint: ir.Joint) -> JointLimits | None:
