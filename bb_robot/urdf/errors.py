@@ -187,8 +187,13 @@ class MissingAttributeError(UrdfError):
             line=line,
             element=element,
             owner=owner,
+            attribute=attribute,
             hint=hint or f'Add {attribute}="..." to the <{element}> element.',
         )
+
+    def _subject(self) -> str:
+        head = f"{self.owner} " if self.owner else ""
+        return f"{head}<{self.element}>"
 
 
 class MissingElementError(UrdfError):

@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
+from typing import BinaryIO
 from xml.parsers import expat
 
 from .errors import (
@@ -197,15 +198,29 @@ def parse_xml(data: str | bytes, source: str | None = None, *, build: bool = Tru
         reason = expat.errors.messages.get(exc.code, str(exc)) if exc.code else str(exc)
         if stack and exc.code in _UNCLOSED:
             reason += f" (<{stack[-1].tag}> opened at line {stack[-1].line} is not closed)"
-        raise XmlSyntaxError(
-            reason, source=source, line=exc.lineno, column=exc.offset + 1
-        ) from None
+        raise XmlSyntaxError(reason, source=source, line=exc.lineno, column=exc.offset + 1) from None
     finally:
         # the handlers and the parser refer to each other: break the cycle now
         parser.StartElementHandler = parser.EndElementHandler = parser.CharacterDataHandler = None
     if not roots:  # pragma: no cover - expat reports "no element found" first
         raise EmptyDocumentError(source=source)
     return roots[0] if build else None
+
+
+def _read_capped(handle: BinaryIO) -> bytes:
+    """Read at most ``MAX_DOCUMENT_BYTES + 1`` bytes without reserving that much up front
+    (a regular file comes in one read of its size; pipes and devices in blocks)."""
+    limit = MAX_DOCUMENT_BYTES + 1
+    block = max(os.fstat(handle.fileno()).st_size + 1, 1 << 16)
+    parts: list[bytes] = []
+    total = 0
+    while total < limit:
+        part = handle.read(min(block, limit - total))
+        if not part:
+            break
+        parts.append(part)
+        total += len(part)
+    return parts[0] if len(parts) == 1 else b"".join(parts)
 
 
 def read_document(path: str | os.PathLike[str]) -> bytes:
@@ -217,7 +232,7 @@ def read_document(path: str | os.PathLike[str]) -> bytes:
     name = os.fspath(path)
     try:
         with open(name, "rb") as handle:
-            data = handle.read(MAX_DOCUMENT_BYTES + 1)
+            data = _read_capped(handle)
     except FileNotFoundError:
         raise UrdfFileError(
             name,
@@ -225,13 +240,9 @@ def read_document(path: str | os.PathLike[str]) -> bytes:
             hint="Check the path (relative paths start at the current directory).",
         ) from None
     except IsADirectoryError:
-        raise UrdfFileError(
-            name, "this is a directory, not a file", hint="Give the path of a .urdf file."
-        ) from None
+        raise UrdfFileError(name, "this is a directory, not a file", hint="Give the path of a .urdf file.") from None
     except PermissionError:
-        raise UrdfFileError(
-            name, "permission denied", hint="Make the file readable by this user."
-        ) from None
+        raise UrdfFileError(name, "permission denied", hint="Make the file readable by this user.") from None
     except OSError as exc:
         raise UrdfFileError(name, f"cannot be read: {exc.strerror or exc}") from None
     if len(data) > MAX_DOCUMENT_BYTES:
