@@ -79,6 +79,13 @@ def _params(paths: list[Path], root_of: str, reason: str) -> list[object]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "synthetic_reject" in metafunc.fixturenames:
+        metafunc.parametrize(
+            "synthetic_reject",
+            [pytest.param(item, id=item[0]) for item in sorted(SYNTHETIC_REJECTS.items())],
+        )
+    if "synthetic_structural" in metafunc.fixturenames:
+        metafunc.parametrize("synthetic_structural", SYNTHETIC_STRUCTURAL)
     if "corpus_urdf" in metafunc.fixturenames:
         metafunc.parametrize(
             "corpus_urdf",

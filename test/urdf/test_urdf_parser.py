@@ -33,9 +33,7 @@ def two_links(joint: str) -> str:
 
 
 def one_joint(inner: str, kind: str = "revolute", name: str = "ab") -> ir.Joint:
-    text = two_links(
-        f'<joint name="{name}" type="{kind}"><parent link="a"/><child link="b"/>{inner}</joint>'
-    )
+    text = two_links(f'<joint name="{name}" type="{kind}"><parent link="a"/><child link="b"/>{inner}</joint>')
     return parse_string(text).joints[0]
 
 
@@ -140,9 +138,7 @@ def test_all_numbers_are_floats(full: ir.Robot) -> None:
 
 def test_source_defaults_to_none_and_accepts_paths() -> None:
     assert parse_string(robot('<link name="a"/>')).source is None
-    assert parse_string(robot('<link name="a"/>'), source=Path("x/y.urdf")).source == os.fspath(
-        Path("x/y.urdf")
-    )
+    assert parse_string(robot('<link name="a"/>'), source=Path("x/y.urdf")).source == os.fspath(Path("x/y.urdf"))
 
 
 def test_parse_string_accepts_bytes() -> None:
@@ -189,10 +185,7 @@ def test_mesh_default_scale(full: ir.Robot) -> None:
 
 def test_non_uniform_mesh_scale_is_kept_with_a_warning() -> None:
     result = parse_string(
-        robot(
-            '<link name="a">\n<visual><geometry>'
-            '<mesh filename="m.stl" scale="1 -1 2"/></geometry></visual></link>'
-        ),
+        robot('<link name="a">\n<visual><geometry><mesh filename="m.stl" scale="1 -1 2"/></geometry></visual></link>'),
         source="s.urdf",
     )
     visual = result.links[0].visual
@@ -229,9 +222,7 @@ def test_second_visual_goes_to_extra_visuals_with_a_warning() -> None:
 
 
 def test_missing_geometry_warns_and_is_none() -> None:
-    result = parse_string(
-        robot('<link name="a"><visual/><collision><geometry/></collision></link>')
-    )
+    result = parse_string(robot('<link name="a"><visual/><collision><geometry/></collision></link>'))
     link = result.links[0]
     assert link.visual == ir.Visual()
     assert link.collisions == [ir.Collision()]
@@ -241,10 +232,7 @@ def test_missing_geometry_warns_and_is_none() -> None:
 
 def test_unsupported_geometry_warns() -> None:
     result = parse_string(
-        robot(
-            '<link name="a"><collision><geometry><capsule radius="1" length="2"/>'
-            "</geometry></collision></link>"
-        )
+        robot('<link name="a"><collision><geometry><capsule radius="1" length="2"/></geometry></collision></link>')
     )
     assert result.links[0].collisions[0].geometry is None
     assert any("geometry <capsule> is not supported" in w for w in result.warnings)
@@ -259,10 +247,7 @@ def test_inertial_without_mass_or_inertia_warns() -> None:
 
 def test_missing_inertia_components_read_as_zero_with_a_warning() -> None:
     result = parse_string(
-        robot(
-            '<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="2" izz="3"/>'
-            "</inertial></link>"
-        )
+        robot('<link name="a"><inertial><mass value="1"/><inertia ixx="1" iyy="2" izz="3"/></inertial></link>')
     )
     inertial = result.links[0].inertial
     assert inertial is not None
@@ -281,9 +266,7 @@ def test_negative_mass_is_kept_with_a_warning() -> None:
     inertial = result.links[0].inertial
     assert inertial is not None and inertial.mass == -1.5
     (warning,) = result.warnings
-    assert warning.startswith(
-        "m.urdf:3: link 'heavy' <inertial>: <mass value=\"-1.5\"> is negative"
-    )
+    assert warning.startswith("m.urdf:3: link 'heavy' <inertial>: <mass value=\"-1.5\"> is negative")
 
 
 def test_negative_sizes_warn() -> None:
@@ -302,9 +285,7 @@ def test_negative_sizes_warn() -> None:
 
 
 def test_origin_fields_and_defaults() -> None:
-    assert one_joint('<origin xyz="1 2 3" rpy="4 5 6"/>').origin == ir.Origin(
-        (1.0, 2.0, 3.0), (4.0, 5.0, 6.0)
-    )
+    assert one_joint('<origin xyz="1 2 3" rpy="4 5 6"/>').origin == ir.Origin((1.0, 2.0, 3.0), (4.0, 5.0, 6.0))
     assert one_joint('<origin xyz="1 2 3"/>').origin == ir.Origin((1.0, 2.0, 3.0), (0.0, 0.0, 0.0))
     assert one_joint('<origin rpy="0 0 1"/>').origin == ir.Origin((0.0, 0.0, 0.0), (0.0, 0.0, 1.0))
     assert one_joint("<origin/>").origin == ir.Origin()
@@ -388,9 +369,7 @@ def test_limit_fields_and_partial_limits() -> None:
 
 def test_missing_limit_on_revolute_or_prismatic_warns() -> None:
     for kind in ("revolute", "prismatic"):
-        result = parse_string(
-            two_links(f'<joint name="j" type="{kind}"><parent link="a"/><child link="b"/></joint>')
-        )
+        result = parse_string(two_links(f'<joint name="j" type="{kind}"><parent link="a"/><child link="b"/></joint>'))
         assert result.joints[0].limit is None
         (warning,) = result.warnings
         assert warning.startswith(f"<string>:5: joint 'j' ({kind}) has no <limit>")
@@ -398,10 +377,7 @@ def test_missing_limit_on_revolute_or_prismatic_warns() -> None:
 
 def test_limit_without_effort_velocity_or_bounds_warns() -> None:
     result = parse_string(
-        two_links(
-            '<joint name="j" type="revolute"><parent link="a"/><child link="b"/>'
-            '<limit lower="-1"/></joint>'
-        )
+        two_links('<joint name="j" type="revolute"><parent link="a"/><child link="b"/><limit lower="-1"/></joint>')
     )
     assert result.joints[0].limit == ir.Limit(lower=-1.0)
     assert any("<limit> has no upper" in w for w in result.warnings)
@@ -420,9 +396,7 @@ def test_lower_above_upper_warns() -> None:
 
 def test_no_limit_needed_for_continuous_fixed_floating_planar() -> None:
     for kind in ("continuous", "fixed", "floating", "planar"):
-        result = parse_string(
-            two_links(f'<joint name="j" type="{kind}"><parent link="a"/><child link="b"/></joint>')
-        )
+        result = parse_string(two_links(f'<joint name="j" type="{kind}"><parent link="a"/><child link="b"/></joint>'))
         assert result.warnings == []
 
 
@@ -511,16 +485,14 @@ def test_inline_colour_wins_over_the_name() -> None:
 def test_undefined_material_warns_and_keeps_the_name() -> None:
     result = parse_string(
         robot(
-            '<link name="a">\n<visual><geometry><sphere radius="1"/></geometry>'
-            '<material name="ghost"/></visual></link>'
+            '<link name="a">\n<visual><geometry><sphere radius="1"/></geometry><material name="ghost"/></visual></link>'
         ),
         source="u.urdf",
     )
     visual = result.links[0].visual
     assert visual is not None and visual.material == ir.Material(name="ghost")
     assert result.warnings == [
-        "u.urdf:4: link 'a' <visual>: material 'ghost' is not defined; "
-        "kept by name only (no colour)"
+        "u.urdf:4: link 'a' <visual>: material 'ghost' is not defined; kept by name only (no colour)"
     ]
 
 
@@ -580,9 +552,7 @@ def test_old_style_transmission_layout() -> None:
 
 
 def test_nameless_transmission_is_keyed_by_its_joint() -> None:
-    result = with_transmission(
-        '<transmission><type>SimpleTransmission</type><joint name="j"/></transmission>'
-    )
+    result = with_transmission('<transmission><type>SimpleTransmission</type><joint name="j"/></transmission>')
     assert result.transmissions == {"j": ir.Transmission(None, "j", None)}
 
 
@@ -599,8 +569,7 @@ def test_transmission_without_type_is_read_as_simple_with_a_warning() -> None:
             '<transmission name="d"><type>transmission_interface/DifferentialTransmission</type>'
             '<joint name="j"/><joint name="k"/><actuator name="m1"/><actuator name="m2"/>'
             "</transmission>",
-            "transmission 'd': type 'transmission_interface/DifferentialTransmission' is not "
-            "supported",
+            "transmission 'd': type 'transmission_interface/DifferentialTransmission' is not supported",
         ),
         (
             '<transmission name="f"><type>transmission_interface/FourBarLinkageTransmission'
@@ -631,9 +600,7 @@ def test_transmission_on_an_undefined_joint_warns() -> None:
 
 
 def test_duplicate_transmission_names_error() -> None:
-    simple = (
-        '<transmission name="t"><type>SimpleTransmission</type><joint name="j"/></transmission>'
-    )
+    simple = '<transmission name="t"><type>SimpleTransmission</type><joint name="j"/></transmission>'
     with pytest.raises(DuplicateNameError) as caught:
         with_transmission(simple + "\n" + simple)
     error = caught.value
@@ -691,9 +658,7 @@ def test_robot_without_a_name_is_named_after_the_file(tmp_path: Path) -> None:
     path.write_text('<robot><link name="a"/></robot>')
     result = parse_file(path)
     assert result.name == "nameless"
-    assert result.warnings == [
-        f"{path}:1: <robot> has no name (URDF requires one); named 'nameless' after the file"
-    ]
+    assert result.warnings == [f"{path}:1: <robot> has no name (URDF requires one); named 'nameless' after the file"]
     assert parse_string('<robot><link name="a"/></robot>').name == "robot"
 
 
@@ -720,10 +685,7 @@ def test_robot_without_a_name_is_named_after_the_file(tmp_path: Path) -> None:
 def test_bad_joint_values(inner: str, message: str) -> None:
     with pytest.raises(InvalidValueError) as caught:
         parse_string(
-            two_links(
-                f'<joint name="ab" type="revolute"><parent link="a"/><child link="b"/>\n'
-                f"{inner}</joint>"
-            ),
+            two_links(f'<joint name="ab" type="revolute"><parent link="a"/><child link="b"/>\n{inner}</joint>'),
             source="bad.urdf",
         )
     error = caught.value
@@ -741,10 +703,7 @@ def test_bad_value_error_attributes() -> None:
     error = caught.value
     assert (error.element, error.attribute, error.value) == ("origin", "xyz", "1 2")
     assert error.expected == "3 numbers" and error.problem == "expected 3 numbers, got 2"
-    assert (
-        error.hint
-        == 'Write xyz as 3 finite decimal numbers separated by spaces, e.g. xyz="0 0 0.1".'
-    )
+    assert error.hint == 'Write xyz as 3 finite decimal numbers separated by spaces, e.g. xyz="0 0 0.1".'
 
 
 @pytest.mark.parametrize(
@@ -831,8 +790,7 @@ def test_unknown_joint_type_lists_the_valid_ones() -> None:
         ),
         ('<link name="l"><inertial>\n<mass/></inertial></link>', "mass", "value", 4),
         (
-            '<joint name="j" type="fixed"><parent link="a"/><child link="b"/>\n'
-            "<safety_controller/></joint>",
+            '<joint name="j" type="fixed"><parent link="a"/><child link="b"/>\n<safety_controller/></joint>',
             "safety_controller",
             "k_velocity",
             4,
@@ -886,9 +844,7 @@ def test_duplicate_names_give_both_lines(kind: str) -> None:
 
 def test_root_must_be_robot() -> None:
     with pytest.raises(NotUrdfError) as caught:
-        parse_string(
-            '<?xml version="1.0"?>\n<sdf version="1.7"><model name="m"/></sdf>', source="w.sdf"
-        )
+        parse_string('<?xml version="1.0"?>\n<sdf version="1.7"><model name="m"/></sdf>', source="w.sdf")
     error = caught.value
     assert error.root_tag == "sdf" and error.line == 2
     assert str(error).startswith("w.sdf:2: the root element is <sdf>, not <robot>.")
@@ -913,10 +869,7 @@ def test_parse_file_errors_name_the_file(tmp_path: Path) -> None:
     assert str(caught.value).startswith(f"{tmp_path / 'missing.urdf'}: no such file.")
     path = tmp_path / "bad.urdf"
     path.write_text(
-        two_links(
-            '<joint name="ab" type="fixed"><parent link="a"/><child link="b"/>'
-            '<origin xyz="1 2"/></joint>'
-        )
+        two_links('<joint name="ab" type="fixed"><parent link="a"/><child link="b"/><origin xyz="1 2"/></joint>')
     )
     with pytest.raises(InvalidValueError) as caught_value:
         parse_file(path)
@@ -936,6 +889,4 @@ def test_xacro_arguments_for_a_plain_urdf_warn(tmp_path: Path) -> None:
     path = tmp_path / "plain.urdf"
     path.write_text(robot('<link name="a"/>'))
     result = parse_file(path, xacro_args={"b": "1", "a": "2"})
-    assert result.warnings == [
-        f"{path}: xacro arguments (a, b) were ignored: the file is not a .xacro file"
-    ]
+    assert result.warnings == [f"{path}: xacro arguments (a, b) were ignored: the file is not a .xacro file"]
