@@ -70,7 +70,15 @@ def find_problems(
             )
 
     roots = [link for link in dict.fromkeys(link_names) if link not in parents]
-    if not roots and links:
+    if not links:
+        problems.append(
+            TreeProblem(
+                "no_root",
+                (),
+                "the robot has no links, so there is no root link: define at least one link",
+            )
+        )
+    elif not roots:
         problems.append(
             TreeProblem(
                 "no_root",
