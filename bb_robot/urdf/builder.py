@@ -4,6 +4,9 @@
 :class:`bb_robot.model.robot.Robot`:
 
 - Joint axes are normalised; joints without an origin sit at the identity.
+- A ``<mimic>`` on a fixed joint is dropped with a warning: a fixed joint does
+  not move, whatever it claims to follow (urdfdom, KDL and Pinocchio ignore it
+  too; real files such as example-robot-data's reduced Talos models have them).
 - A joint whose parent is the undefined link ``world`` (the usual world
   anchor) keeps ``world`` as the root frame: a bare ``world`` link is added.
   With ``drop_world=True`` those joints are removed instead, with a warning,
@@ -48,6 +51,12 @@ def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
     defined = {link.name for link in doc.links}
     joints = doc.joints
     links = [_link(link) for link in doc.links]
+    fixed_mimics = [j.name for j in joints if j.type == "fixed" and j.mimic is not None]
+    if fixed_mimics:
+        warnings.append(
+            f"ignored the <mimic> of fixed joint(s) {', '.join(repr(n) for n in fixed_mimics)}: "
+            "a fixed joint does not move"
+        )
     anchored = [j.name for j in joints if j.parent == WORLD]
     if anchored and WORLD not in defined:
         if drop_world:
@@ -112,7 +121,7 @@ def _joint(joint: ir.Joint) -> Joint:
         axis=_unit(joint) if joint.axis is not None and joint.type != "fixed" else (1.0, 0.0, 0.0),
         limits=_limits(joint),
         dynamics=joint.dynamics,
-        mimic=joint.mimic,
+        mimic=joint.mimic if joint.type != "fixed" else None,
     )
 
 
