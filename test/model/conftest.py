@@ -38,14 +38,28 @@ def rover() -> Robot:
     links = [Link(n) for n in ("gripper", "arm", "chassis", "left_wheel", "pan_link", "sensor_head")]
     joints = [
         Joint("mast", "fixed", "chassis", "sensor_head", Origin((0.0, 0.0, 0.5))),
-        Joint("gripper_joint", "prismatic", "arm", "gripper", axis=(1.0, 0.0, 0.0),
-              limits=JointLimits(0.0, 0.05, 0.1, 20.0)),
-        Joint("left_wheel_joint", "continuous", "chassis", "left_wheel", axis=(0.0, 1.0, 0.0),
-              limits=JointLimits(velocity=10.0, effort=5.0)),
-        Joint("pan", "revolute", "sensor_head", "pan_link", axis=(0.0, 0.0, 1.0),
-              limits=JointLimits(-1.5, 1.5, 2.0, 3.0)),
-        Joint("arm_joint", "revolute", "chassis", "arm", axis=(0.0, 1.0, 0.0),
-              limits=JointLimits(-1.0, 1.0, 1.0, 50.0)),
+        Joint(
+            "gripper_joint",
+            "prismatic",
+            "arm",
+            "gripper",
+            axis=(1.0, 0.0, 0.0),
+            limits=JointLimits(0.0, 0.05, 0.1, 20.0),
+        ),
+        Joint(
+            "left_wheel_joint",
+            "continuous",
+            "chassis",
+            "left_wheel",
+            axis=(0.0, 1.0, 0.0),
+            limits=JointLimits(velocity=10.0, effort=5.0),
+        ),
+        Joint(
+            "pan", "revolute", "sensor_head", "pan_link", axis=(0.0, 0.0, 1.0), limits=JointLimits(-1.5, 1.5, 2.0, 3.0)
+        ),
+        Joint(
+            "arm_joint", "revolute", "chassis", "arm", axis=(0.0, 1.0, 0.0), limits=JointLimits(-1.0, 1.0, 1.0, 50.0)
+        ),
     ]
     actuators = [
         ActuatorInfo("pan_servo", "pan", Transmission(reduction=2.0, offset=0.1)),

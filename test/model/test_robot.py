@@ -30,13 +30,31 @@ from bb_robot.model.robot import (
 )
 
 BB_ARM_LINKS = {
-    "base_link", "shoulder_link", "upper_arm_link", "forearm_link", "wrist_1_link",
-    "wrist_2_link", "wrist_3_link", "tool0", "gripper_base", "left_finger", "right_finger", "tcp",
+    "base_link",
+    "shoulder_link",
+    "upper_arm_link",
+    "forearm_link",
+    "wrist_1_link",
+    "wrist_2_link",
+    "wrist_3_link",
+    "tool0",
+    "gripper_base",
+    "left_finger",
+    "right_finger",
+    "tcp",
 }
 BB_ARM_JOINTS = {
-    "shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint",
-    "wrist_3_joint", "tool0_joint", "gripper_mount_joint", "left_finger_joint",
-    "right_finger_joint", "tcp_joint",
+    "shoulder_pan_joint",
+    "shoulder_lift_joint",
+    "elbow_joint",
+    "wrist_1_joint",
+    "wrist_2_joint",
+    "wrist_3_joint",
+    "tool0_joint",
+    "gripper_mount_joint",
+    "left_finger_joint",
+    "right_finger_joint",
+    "tcp_joint",
 }
 BB_ARM_ACTUATORS = {
     "shoulder_pan_motor": "shoulder_pan_joint",
@@ -155,9 +173,18 @@ def test_physical_values_are_floats_in_si_units(bb_arm: Robot) -> None:
     # rpy in radians
     assert bb_arm.joints["gripper_mount_joint"].origin.rpy == (0.0, 0.0, math.pi / 2)
     numbers = [
-        *pan.origin.xyz, *pan.origin.rpy, pan.limits.lower, pan.limits.upper,
-        pan.limits.velocity, pan.limits.effort, pan.dynamics.damping, pan.dynamics.friction,
-        inertial.mass, inertial.inertia.ixx, inertial.inertia.ixy, *pan.axis,
+        *pan.origin.xyz,
+        *pan.origin.rpy,
+        pan.limits.lower,
+        pan.limits.upper,
+        pan.limits.velocity,
+        pan.limits.effort,
+        pan.dynamics.damping,
+        pan.dynamics.friction,
+        inertial.mass,
+        inertial.inertia.ixx,
+        inertial.inertia.ixy,
+        *pan.axis,
     ]
     assert all(type(n) is float for n in numbers), numbers
 
@@ -174,7 +201,9 @@ def test_links_name_their_parent_joint_and_child_joints(bb_arm: Robot) -> None:
         assert bb_arm.links[joint.child_link].parent_joint == name
         assert name in bb_arm.links[joint.parent_link].child_joints
     assert bb_arm.links["gripper_base"].child_joints == (
-        "left_finger_joint", "right_finger_joint", "tcp_joint",
+        "left_finger_joint",
+        "right_finger_joint",
+        "tcp_joint",
     )
 
 
@@ -192,7 +221,12 @@ def test_joint_dof_by_type() -> None:
         for kind in ("revolute", "continuous", "prismatic", "fixed", "floating", "planar")
     }
     assert dofs == {
-        "revolute": 1, "continuous": 1, "prismatic": 1, "fixed": 0, "floating": 6, "planar": 3,
+        "revolute": 1,
+        "continuous": 1,
+        "prismatic": 1,
+        "fixed": 0,
+        "floating": 6,
+        "planar": 3,
     }
 
 
@@ -295,8 +329,14 @@ def test_walking_up_with_parent_joint_ends_on_no_parent_joint(bb_arm: Robot) -> 
         link = joint.parent_link
     assert link == bb_arm.root_link
     assert walked == [
-        "left_finger_joint", "gripper_mount_joint", "tool0_joint", "wrist_3_joint",
-        "wrist_2_joint", "wrist_1_joint", "elbow_joint", "shoulder_lift_joint",
+        "left_finger_joint",
+        "gripper_mount_joint",
+        "tool0_joint",
+        "wrist_3_joint",
+        "wrist_2_joint",
+        "wrist_1_joint",
+        "elbow_joint",
+        "shoulder_lift_joint",
         "shoulder_pan_joint",
     ]
 
@@ -338,9 +378,7 @@ def test_path_to_equals_path_between_from_the_root(bb_arm: Robot, tree: Robot) -
         for link in robot.links:
             assert robot.path_to(link) == robot.path_between(robot.root_link, link)
         for joint in robot.joints:
-            assert robot.path_to(joint, kind="joint") == robot.path_between(
-                robot.root_link, joint, target_kind="joint"
-            )
+            assert robot.path_to(joint, kind="joint") == robot.path_between(robot.root_link, joint, target_kind="joint")
 
 
 def test_path_between_seed_example(tree: Robot) -> None:
@@ -349,11 +387,20 @@ def test_path_between_seed_example(tree: Robot) -> None:
 
 def test_path_between_starts_at_source_and_ends_at_target(bb_arm: Robot) -> None:
     assert bb_arm.path_between("forearm_link", "tool0") == (
-        "forearm_link", "wrist_1_joint", "wrist_1_link", "wrist_2_joint", "wrist_2_link",
-        "wrist_3_joint", "wrist_3_link", "tool0_joint", "tool0",
+        "forearm_link",
+        "wrist_1_joint",
+        "wrist_1_link",
+        "wrist_2_joint",
+        "wrist_2_link",
+        "wrist_3_joint",
+        "wrist_3_link",
+        "tool0_joint",
+        "tool0",
     )
     assert bb_arm.path_between("gripper_base", "right_finger") == (
-        "gripper_base", "right_finger_joint", "right_finger",
+        "gripper_base",
+        "right_finger_joint",
+        "right_finger",
     )
 
 
@@ -363,7 +410,7 @@ def test_path_between_is_a_suffix_of_the_target_path(bb_arm: Robot) -> None:
         for source in full[::2]:  # every link above (and including) the target
             between = bb_arm.path_between(source, target)
             assert between[0] == source and between[-1] == target
-            assert full[len(full) - len(between):] == between
+            assert full[len(full) - len(between) :] == between
 
 
 def test_path_between_a_link_and_itself_is_that_link(tree: Robot) -> None:
@@ -374,7 +421,10 @@ def test_path_between_a_link_and_itself_is_that_link(tree: Robot) -> None:
 def test_path_between_a_link_and_a_joint_below_it(tree: Robot) -> None:
     assert tree.path_between("arm", "gripper_joint", target_kind="joint") == ("arm", "gripper_joint")
     assert tree.path_between("chassis", "pan", target_kind="joint") == (
-        "chassis", "mast", "sensor_head", "pan",
+        "chassis",
+        "mast",
+        "sensor_head",
+        "pan",
     )
 
 
@@ -393,7 +443,9 @@ def test_not_an_ancestor_carries_the_nearest_not_the_root(bb_arm: Robot) -> None
     assert caught.value.common_ancestor == "gripper_base"
     # and the carried ancestor is a valid source for the same target
     assert bb_arm.path_between(caught.value.common_ancestor, "tcp") == (
-        "gripper_base", "tcp_joint", "tcp",
+        "gripper_base",
+        "tcp_joint",
+        "tcp",
     )
 
 
@@ -444,7 +496,12 @@ def test_every_not_an_ancestor_pair_carries_the_deepest_shared_link(bb_arm: Robo
 
 def test_depth_of_links_and_joints(tree: Robot) -> None:
     assert {name: tree.depth_of(name) for name in tree.links} == {
-        "chassis": 0, "sensor_head": 1, "pan_link": 2, "left_wheel": 1, "arm": 1, "gripper": 2,
+        "chassis": 0,
+        "sensor_head": 1,
+        "pan_link": 2,
+        "left_wheel": 1,
+        "arm": 1,
+        "gripper": 2,
     }
     assert tree.depth_of("pan", kind="joint") == 2
     assert tree.depth_of("mast", kind="joint") == 1
@@ -474,7 +531,12 @@ def test_links_in_order_is_root_first_depth_first(tree: Robot) -> None:
     links = tree.links_in_order()
     assert all(isinstance(link, Link) for link in links)
     assert [link.name for link in links] == [
-        "chassis", "sensor_head", "pan_link", "left_wheel", "arm", "gripper",
+        "chassis",
+        "sensor_head",
+        "pan_link",
+        "left_wheel",
+        "arm",
+        "gripper",
     ]
 
 
@@ -482,7 +544,11 @@ def test_joints_in_order_is_traversal_order(tree: Robot) -> None:
     joints = tree.joints_in_order()
     assert all(isinstance(joint, Joint) for joint in joints)
     assert [joint.name for joint in joints] == [
-        "mast", "pan", "left_wheel_joint", "arm_joint", "gripper_joint",
+        "mast",
+        "pan",
+        "left_wheel_joint",
+        "arm_joint",
+        "gripper_joint",
     ]
 
 
@@ -505,7 +571,8 @@ def test_root_link_is_a_plain_name_and_cannot_fail(bb_arm: Robot, tree: Robot) -
 
 def test_root_link_does_not_depend_on_declaration_order() -> None:
     robot = Robot.assemble(
-        "r", [Link("c"), Link("b"), Link("a")],
+        "r",
+        [Link("c"), Link("b"), Link("a")],
         [Joint("bc", "fixed", "b", "c"), Joint("ab", "fixed", "a", "b")],
     )
     assert robot.root_link == "a"
@@ -517,7 +584,9 @@ def test_root_link_does_not_depend_on_declaration_order() -> None:
 
 def test_actuator_path_bb_arm_example(bb_arm: Robot) -> None:
     assert bb_arm.actuator_path("shoulder_pan_motor") == (
-        "base_link", "shoulder_pan_joint", "shoulder_pan_motor",
+        "base_link",
+        "shoulder_pan_joint",
+        "shoulder_pan_motor",
     )
 
 
@@ -542,18 +611,17 @@ def test_actuator_path_of_unknown_actuator(bb_arm: Robot) -> None:
 
 def test_param_subscriptions_cover_movable_joint_limits_and_transmissions(bb_arm: Robot) -> None:
     movable = [
-        "shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint",
-        "wrist_2_joint", "wrist_3_joint", "left_finger_joint",
+        "shoulder_pan_joint",
+        "shoulder_lift_joint",
+        "elbow_joint",
+        "wrist_1_joint",
+        "wrist_2_joint",
+        "wrist_3_joint",
+        "left_finger_joint",
     ]
     expected = {
-        ("joints", joint, "limit", field)
-        for joint in movable
-        for field in ("lower", "upper", "velocity", "effort")
-    } | {
-        ("transmissions", actuator, field)
-        for actuator in BB_ARM_ACTUATORS
-        for field in ("reduction", "offset")
-    }
+        ("joints", joint, "limit", field) for joint in movable for field in ("lower", "upper", "velocity", "effort")
+    } | {("transmissions", actuator, field) for actuator in BB_ARM_ACTUATORS for field in ("reduction", "offset")}
     assert set(bb_arm.param_subscriptions) == expected
 
 

@@ -50,7 +50,12 @@ def test_orders_are_depth_first_with_children_in_declaration_order() -> None:
 def test_depth_first_not_breadth_first(tree: Robot) -> None:
     # breadth first would list every depth-1 link before pan_link (depth 2)
     assert tree.topology.link_order == (
-        "chassis", "sensor_head", "pan_link", "left_wheel", "arm", "gripper",
+        "chassis",
+        "sensor_head",
+        "pan_link",
+        "left_wheel",
+        "arm",
+        "gripper",
     )
     assert tree.topology.joint_order == ("mast", "pan", "left_wheel_joint", "arm_joint", "gripper_joint")
 
@@ -169,5 +174,7 @@ def test_deep_chain_beyond_the_recursion_limit() -> None:
     assert topo.link_order == tuple(f"l{i}" for i in range(depth + 1))
     assert robot.leaf_links() == [f"l{depth}"]
     assert robot.path_between(f"l{depth - 1}", f"l{depth}") == (
-        f"l{depth - 1}", f"j{depth - 1}", f"l{depth}",
+        f"l{depth - 1}",
+        f"j{depth - 1}",
+        f"l{depth}",
     )

@@ -20,7 +20,11 @@ def links(*names: str) -> list[Link]:
 
 def rev(name: str, parent: str, child: str, mimic: str | None = None) -> Joint:
     return Joint(
-        name, "revolute", parent, child, axis=(0.0, 0.0, 1.0),
+        name,
+        "revolute",
+        parent,
+        child,
+        axis=(0.0, 0.0, 1.0),
         mimic=Mimic(mimic) if mimic else None,
     )
 
@@ -38,9 +42,7 @@ def problem(error: InvalidRobot, kind: str) -> TreeProblem:
 
 
 def test_a_valid_tree_has_no_problems_or_warnings() -> None:
-    problems, warnings = find_problems(
-        ["a", "b", "c"], [("ab", "a", "b"), ("ac", "a", "c")], {}
-    )
+    problems, warnings = find_problems(["a", "b", "c"], [("ab", "a", "b"), ("ac", "a", "c")], {})
     assert problems == [] and warnings == []
 
 
@@ -59,9 +61,7 @@ def test_an_unconnected_link_is_a_second_root() -> None:
 
 
 def test_a_loop_without_root_names_the_links_around_it() -> None:
-    error = invalid(
-        links("a", "b", "c"), [rev("ab", "a", "b"), rev("bc", "b", "c"), rev("ca", "c", "a")]
-    )
+    error = invalid(links("a", "b", "c"), [rev("ab", "a", "b"), rev("bc", "b", "c"), rev("ca", "c", "a")])
     assert error.kinds == {"no_root", "cycle"}
     cycle = problem(error, "cycle")
     assert set(cycle.names) == {"a", "b", "c"}
@@ -79,9 +79,7 @@ def test_a_loop_beside_a_proper_root_is_still_a_cycle() -> None:
 
 
 def test_a_link_with_two_parents_names_it_and_both_joints() -> None:
-    error = invalid(
-        links("a", "b", "c"), [rev("ac", "a", "c"), rev("ab", "a", "b"), rev("bc", "b", "c")]
-    )
+    error = invalid(links("a", "b", "c"), [rev("ac", "a", "c"), rev("ab", "a", "b"), rev("bc", "b", "c")])
     found = problem(error, "multiple_parents")
     assert found.names == ("c", "ac", "bc")
     assert "'c'" in found.message and "'ac'" in found.message and "'bc'" in found.message
@@ -152,9 +150,7 @@ def test_mimic_involving_a_fixed_joint_is_invalid() -> None:
 
 
 def test_two_joint_mimic_cycle_is_reported_once_naming_both() -> None:
-    error = invalid(
-        links("a", "b", "c"), [rev("j1", "a", "b", mimic="j2"), rev("j2", "b", "c", mimic="j1")]
-    )
+    error = invalid(links("a", "b", "c"), [rev("j1", "a", "b", mimic="j2"), rev("j2", "b", "c", mimic="j1")])
     assert error.kinds == {"mimic_cycle"}
     found = problem(error, "mimic_cycle")
     assert set(found.names) == {"j1", "j2"}
@@ -169,15 +165,15 @@ def test_mimic_of_itself_is_a_cycle() -> None:
 def test_joint_mimicking_into_a_cycle_reports_only_the_cycle() -> None:
     error = invalid(
         links("a", "b", "c", "d"),
-        [rev("j1", "a", "b", mimic="j2"), rev("j2", "b", "c", mimic="j3"),
-         rev("j3", "c", "d", mimic="j2")],
+        [rev("j1", "a", "b", mimic="j2"), rev("j2", "b", "c", mimic="j3"), rev("j3", "c", "d", mimic="j2")],
     )
     assert set(problem(error, "mimic_cycle").names) == {"j2", "j3"}
 
 
 def test_mimic_chain_without_loop_is_valid() -> None:
     robot = Robot.assemble(
-        "ok", links("a", "b", "c", "d"),
+        "ok",
+        links("a", "b", "c", "d"),
         [rev("j1", "a", "b"), rev("j2", "b", "c", mimic="j1"), rev("j3", "c", "d", mimic="j2")],
     )
     assert robot.joints["j3"].mimic == Mimic("j2")
@@ -208,7 +204,10 @@ def test_every_problem_is_reported_at_once() -> None:
         [rev("ab", "a", "b"), rev("ab", "a", "ghost"), rev("cd", "c", "d", mimic="zz")],
     )
     assert error.kinds == {
-        "duplicate_link", "duplicate_joint", "undefined_link", "multiple_roots",
+        "duplicate_link",
+        "duplicate_joint",
+        "undefined_link",
+        "multiple_roots",
         "unknown_mimic_source",
     }
     text = str(error)
