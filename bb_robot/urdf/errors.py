@@ -131,10 +131,7 @@ class XmlSyntaxError(UrdfError):
             source=source,
             line=line,
             column=column,
-            hint=(
-                "Fix the XML at that position "
-                "(a tag not closed, a stray '<' or '&', a truncated file)."
-            ),
+            hint=("Fix the XML at that position (a tag not closed, a stray '<' or '&', a truncated file)."),
         )
 
 

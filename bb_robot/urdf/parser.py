@@ -127,13 +127,9 @@ class _Parser:
         self.warnings.append(f"{where(self.source, line)}: {text}")
 
     def repeated(self, node: Node, owner: str) -> None:
-        self.warn(
-            node.line, f"{owner}: a second <{node.tag}> is ignored (only the first one counts)"
-        )
+        self.warn(node.line, f"{owner}: a second <{node.tag}> is ignored (only the first one counts)")
 
-    def missing(
-        self, node: Node, attribute: str, owner: str | None, hint: str | None = None
-    ) -> MissingAttributeError:
+    def missing(self, node: Node, attribute: str, owner: str | None, hint: str | None = None) -> MissingAttributeError:
         return MissingAttributeError(
             element=node.tag,
             attribute=attribute,
@@ -237,9 +233,7 @@ class _Parser:
         raise self.bad_numbers(node, None, text, owner, 1)
 
     def origin(self, node: Node, owner: str | None) -> ir.Origin:
-        return ir.Origin(
-            self.vec3(node, "xyz", owner) or _ZERO, self.vec3(node, "rpy", owner) or _ZERO
-        )
+        return ir.Origin(self.vec3(node, "xyz", owner) or _ZERO, self.vec3(node, "rpy", owner) or _ZERO)
 
     # -- robot ---------------------------------------------------------------------------
 
@@ -249,9 +243,7 @@ class _Parser:
         name = root.attrib.get("name")
         if not name:
             name = _stem(self.source)
-            self.warn(
-                root.line, f"<robot> has no name (URDF requires one); named '{name}' after the file"
-            )
+            self.warn(root.line, f"<robot> has no name (URDF requires one); named '{name}' after the file")
         children = root.children
 
         for child in children:  # materials first: visuals may refer to later definitions
@@ -268,8 +260,8 @@ class _Parser:
             tag = child.tag
             if tag == "link":
                 link = self.link(child)
-                first = link_lines.setdefault(link.name, child.line)
-                if first != child.line:
+                first = link_lines.get(link.name)
+                if first is not None:
                     raise DuplicateNameError(
                         kind="link",
                         name=link.name,
@@ -277,11 +269,12 @@ class _Parser:
                         line=child.line,
                         source=self.source,
                     )
+                link_lines[link.name] = child.line
                 links.append(link)
             elif tag == "joint":
                 joint = self.joint(child)
-                first = joint_lines.setdefault(joint.name, child.line)
-                if first != child.line:
+                first = joint_lines.get(joint.name)
+                if first is not None:
                     raise DuplicateNameError(
                         kind="joint",
                         name=joint.name,
@@ -289,6 +282,7 @@ class _Parser:
                         line=child.line,
                         source=self.source,
                     )
+                joint_lines[joint.name] = child.line
                 joints.append(joint)
             elif tag == "material":
                 pass
@@ -296,8 +290,8 @@ class _Parser:
                 transmission = self.transmission(child)
                 if transmission is not None:
                     key = transmission.name if transmission.name is not None else transmission.joint
-                    first = transmission_lines.setdefault(key, child.line)
-                    if first != child.line:
+                    first = transmission_lines.get(key)
+                    if first is not None:
                         raise DuplicateNameError(
                             kind="transmission",
                             name=key,
@@ -305,13 +299,12 @@ class _Parser:
                             line=child.line,
                             source=self.source,
                         )
+                    transmission_lines[key] = child.line
                     transmissions[key] = transmission
             elif tag == "gazebo":
                 reference = child.attrib.get("reference")
                 about = f' reference="{reference}"' if reference is not None else ""
-                self.warn(
-                    child.line, f"<gazebo{about}> is Gazebo-specific and not supported; skipped"
-                )
+                self.warn(child.line, f"<gazebo{about}> is Gazebo-specific and not supported; skipped")
             elif tag == "ros2_control":
                 label = _owner_of("ros2_control", child.attrib.get("name"))
                 self.warn(
@@ -320,17 +313,14 @@ class _Parser:
                     "not a transmission); skipped",
                 )
             else:
-                self.warn(
-                    child.line, f"unknown element <{tag}> under <robot> is not supported; skipped"
-                )
+                self.warn(child.line, f"unknown element <{tag}> under <robot> is not supported; skipped")
 
         self.resolve_pending_materials()
         for key, transmission in transmissions.items():
             if transmission.joint not in joint_lines:
                 self.warn(
                     transmission_lines[key],
-                    f"transmission '{key}' refers to joint '{transmission.joint}', "
-                    "which is not defined",
+                    f"transmission '{key}' refers to joint '{transmission.joint}', which is not defined",
                 )
         return ir.Robot(
             name=name,
@@ -417,9 +407,7 @@ class _Parser:
         color, texture = self.material_body(node, owner)
         if color is None and texture is None:
             if name is None:
-                self.warn(
-                    node.line, f"{owner}: <material> has neither a name nor a colour or texture"
-                )
+                self.warn(node.line, f"{owner}: <material> has neither a name nor a colour or texture")
                 return ir.Material(), False
             found = self.materials.get(name) or self.local_materials.get(name)
             if found is not None:
@@ -436,20 +424,15 @@ class _Parser:
             if found is None:
                 self.warn(
                     line,
-                    f"link '{link.name}' <visual>: material '{name}' is not defined; "
-                    "kept by name only (no colour)",
+                    f"link '{link.name}' <visual>: material '{name}' is not defined; kept by name only (no colour)",
                 )
                 continue
             if index == 0:
                 assert link.visual is not None
-                link.visual = ir.Visual(
-                    link.visual.name, link.visual.origin, link.visual.geometry, found
-                )
+                link.visual = ir.Visual(link.visual.name, link.visual.origin, link.visual.geometry, found)
             else:
                 visual = link.extra_visuals[index - 1]
-                link.extra_visuals[index - 1] = ir.Visual(
-                    visual.name, visual.origin, visual.geometry, found
-                )
+                link.extra_visuals[index - 1] = ir.Visual(visual.name, visual.origin, visual.geometry, found)
 
     # -- links ---------------------------------------------------------------------------
 
@@ -566,18 +549,14 @@ class _Parser:
                 self.warn(child.line, f"{owner}: geometry <{tag}> is not supported; skipped")
                 continue
             if shape is not None:
-                self.warn(
-                    child.line, f"{owner}: <geometry> holds more than one shape; <{tag}> is ignored"
-                )
+                self.warn(child.line, f"{owner}: <geometry> holds more than one shape; <{tag}> is ignored")
                 continue
             if tag == "box":
                 size = self.vec3(child, "size", owner)
                 if size is None:
                     raise self.missing(child, "size", owner, hint='Add size="x y z" in metres.')
                 if size[0] < 0 or size[1] < 0 or size[2] < 0:
-                    self.warn(
-                        child.line, f'{owner}: <box size="{child.attrib["size"]}"> is negative'
-                    )
+                    self.warn(child.line, f'{owner}: <box size="{child.attrib["size"]}"> is negative')
                 shape = ir.Box(size=size)
             elif tag == "cylinder":
                 radius = self.required_number(child, "radius", owner)
@@ -599,9 +578,7 @@ class _Parser:
     def mesh(self, node: Node, owner: str) -> ir.Mesh:
         filename = node.attrib.get("filename")
         if not filename:
-            raise self.missing(
-                node, "filename", owner, hint='Add filename="package://pkg/meshes/part.stl".'
-            )
+            raise self.missing(node, "filename", owner, hint='Add filename="package://pkg/meshes/part.stl".')
         scale = self.vec3(node, "scale", owner)
         if scale is None:
             return ir.Mesh(filename=filename)
@@ -652,9 +629,7 @@ class _Parser:
         if not mass_seen:
             self.warn(node.line, f"{owner} has no <mass> (URDF requires one); mass is None")
         if inertia is None:
-            self.warn(
-                node.line, f"{owner} has no <inertia> (URDF requires one); all components are 0"
-            )
+            self.warn(node.line, f"{owner} has no <inertia> (URDF requires one); all components are 0")
             inertia = ir.Inertia()
         return ir.Inertial(origin=origin, mass=mass, inertia=inertia)
 
@@ -680,9 +655,7 @@ class _Parser:
         attrib = node.attrib
         name = attrib.get("name")
         if not name:
-            raise self.missing(
-                node, "name", None, hint='Name the joint: <joint name="shoulder" type="revolute">.'
-            )
+            raise self.missing(node, "name", None, hint='Name the joint: <joint name="shoulder" type="revolute">.')
         owner = f"joint '{name}'"
         joint_type = attrib.get("type")
         if not joint_type:
@@ -715,9 +688,7 @@ class _Parser:
             if tag == "parent" or tag == "child":
                 link_name = child.attrib.get("link")
                 if not link_name:
-                    raise self.missing(
-                        child, "link", owner, hint=f'Write <{tag} link="link_name"/>.'
-                    )
+                    raise self.missing(child, "link", owner, hint=f'Write <{tag} link="link_name"/>.')
                 if (parent if tag == "parent" else child_link) is not None:
                     self.repeated(child, owner)
                 elif tag == "parent":
@@ -759,9 +730,7 @@ class _Parser:
                     continue
                 mimicked = child.attrib.get("joint")
                 if not mimicked:
-                    raise self.missing(
-                        child, "joint", owner, hint='Name the joint to follow: <mimic joint="j1"/>.'
-                    )
+                    raise self.missing(child, "joint", owner, hint='Name the joint to follow: <mimic joint="j1"/>.')
                 multiplier = self.number(child, "multiplier", owner)
                 offset = self.number(child, "offset", owner)
                 mimic = ir.Mimic(
@@ -812,10 +781,7 @@ class _Parser:
             if axis_node is not None:
                 written = self.vec3(axis_node, "xyz", owner)
                 if written is not None:
-                    if (
-                        written[0] * written[0] + written[1] * written[1] + written[2] * written[2]
-                        < 1e-24
-                    ):
+                    if written[0] * written[0] + written[1] * written[1] + written[2] * written[2] < 1e-24:
                         raise InvalidValueError(
                             "the axis has zero length",
                             element="axis",
@@ -920,9 +886,7 @@ class _Parser:
                 if child.tag == "mechanicalReduction":
                     reduction_node = child
         reduction = 1.0 if reduction_node is None else self.text_number(reduction_node, owner)
-        return ir.Transmission(
-            name=name, joint=joint_name, actuator=actuator, reduction=reduction, offset=offset
-        )
+        return ir.Transmission(name=name, joint=joint_name, actuator=actuator, reduction=reduction, offset=offset)
 
 
 def _parse_document(data: str | bytes, source: str | None) -> ir.Robot:
@@ -942,9 +906,7 @@ def parse_string(text: str | bytes, *, source: str | os.PathLike[str] | None = N
     return _parse_document(text, None if source is None else os.fspath(source))
 
 
-def parse_file(
-    path: str | os.PathLike[str], xacro_args: Mapping[str, str] | None = None
-) -> ir.Robot:
+def parse_file(path: str | os.PathLike[str], xacro_args: Mapping[str, str] | None = None) -> ir.Robot:
     """Parse the URDF file at ``path``; a ``*.xacro`` file is expanded with xacro first,
     with ``xacro_args`` as its ``name:=value`` arguments.
 
@@ -966,7 +928,6 @@ def parse_file(
     robot = _parse_document(read_document(name), name)
     if xacro_args:
         robot.warnings.append(
-            f"{name}: xacro arguments ({', '.join(sorted(xacro_args))}) were ignored: "
-            "the file is not a .xacro file"
+            f"{name}: xacro arguments ({', '.join(sorted(xacro_args))}) were ignored: the file is not a .xacro file"
         )
     return robot

@@ -36,9 +36,7 @@ def _hint_for(detail: str) -> str:
             "installed; source your workspace, or replace $(find pkg) with a path."
         )
     if "Undefined substitution argument" in detail:
-        return (
-            "Pass the missing argument in xacro_args, e.g. {'name': 'value'}, or give it a default."
-        )
+        return "Pass the missing argument in xacro_args, e.g. {'name': 'value'}, or give it a default."
     return "Fix the xacro file, or run `xacro FILE` to see xacro's own report."
 
 

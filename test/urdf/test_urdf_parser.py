@@ -890,3 +890,11 @@ def test_xacro_arguments_for_a_plain_urdf_warn(tmp_path: Path) -> None:
     path.write_text(robot('<link name="a"/>'))
     result = parse_file(path, xacro_args={"b": "1", "a": "2"})
     assert result.warnings == [f"{path}: xacro arguments (a, b) were ignored: the file is not a .xacro file"]
+
+
+def test_duplicates_on_one_line_are_found() -> None:
+    with pytest.raises(DuplicateNameError, match="duplicate link name 'a'"):
+        parse_string('<robot name="r"><link name="a"/><link name="a"/></robot>')
+    joint = '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>'
+    with pytest.raises(DuplicateNameError, match="duplicate joint name 'j'"):
+        parse_string(f'<robot name="r"><link name="a"/><link name="b"/>{joint}{joint}</robot>')
