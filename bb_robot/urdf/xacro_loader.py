@@ -94,3 +94,6 @@ def expand_xacro(path: str | os.PathLike[str], args: Mapping[str, str] | None = 
             raise XacroError(name, detail, current_file=current, hint=_hint_for(detail)) from exc
         finally:
             xacro.parse = original_parse
+            includes = getattr(xacro, "all_includes", None)
+            if isinstance(includes, list):
+                includes.clear()  # xacro appends every include here and never forgets

@@ -212,3 +212,15 @@ def test_xacro_not_installed(arm_xacro: Path, monkeypatch: pytest.MonkeyPatch) -
         expand_xacro(arm_xacro)
     assert "'xacro' is not installed" in str(caught.value)
     assert "pip install xacro" in str(caught.value)
+
+
+def test_repeated_expansions_do_not_accumulate_state(tmp_path: Path) -> None:
+    (tmp_path / "part.xacro").write_text('<robot xmlns:xacro="http://www.ros.org/wiki/xacro"/>')
+    path = tmp_path / "top.xacro"
+    path.write_text(
+        '<robot xmlns:xacro="http://www.ros.org/wiki/xacro" name="r">'
+        '<xacro:include filename="part.xacro"/><link name="a"/></robot>'
+    )
+    for _ in range(3):
+        assert parse_file(path).links[0].name == "a"
+    assert xacro.all_includes == []
