@@ -84,7 +84,8 @@ class NoParentJoint(KinematicsError):
     def __init__(self, robot: str, link: str) -> None:
         super().__init__(
             robot,
-            f"link '{link}' is the root of robot '{robot}' and has no parent joint",
+            f"link '{link}' is the root of robot '{robot}' and has no parent joint; "
+            "stop walking up here, or pass a link below it",
         )
         self.link = link
 
