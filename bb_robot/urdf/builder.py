@@ -10,7 +10,8 @@
 - A joint whose parent is the undefined link ``world`` (the usual world
   anchor) keeps ``world`` as the root frame: a bare ``world`` link is added.
   With ``drop_world=True`` those joints are removed instead, with a warning,
-  and their child becomes the root.  Any other undefined link is an error.
+  and their child becomes the root; a ``<link name="world"/>`` the file
+  defines as its root is removed too.  Any other undefined link is an error.
 - ``<safety_controller>`` soft limits become ``JointLimits.soft_lower`` /
   ``soft_upper``; a continuous joint has no position limits.
 - Each simple transmission becomes an actuator of its joint.  A transmission
@@ -58,14 +59,17 @@ def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
             "a fixed joint does not move"
         )
     anchored = [j.name for j in joints if j.parent == WORLD]
-    if anchored and WORLD not in defined:
+    # ``world`` anchors the tree when it is undefined, or defined as a link without a parent.
+    world_anchor = WORLD not in defined or not any(j.child == WORLD for j in joints)
+    if anchored and world_anchor:
         if drop_world:
             joints = [j for j in joints if j.parent != WORLD]
+            links = [link for link in links if link.name != WORLD]
             warnings.append(
                 f"dropped the world anchor joint(s) {', '.join(repr(n) for n in anchored)} "
                 f"(drop_world=True): their child link is the root"
             )
-        else:
+        elif WORLD not in defined:
             links.insert(0, Link(name=WORLD))
     actuators = [
         ActuatorInfo(
