@@ -79,12 +79,14 @@ def find_problems(
             )
         )
     elif not roots:
+        hanging = list(dict.fromkeys(p for _, p, _ in joint_edges if p not in links))
+        reason = (
+            f"the tree hangs from undefined link(s) {', '.join(repr(h) for h in hanging)}"
+            if hanging
+            else "the joints form a loop"
+        )
         problems.append(
-            TreeProblem(
-                "no_root",
-                (),
-                "every link has a parent joint, so the joints form a loop and there is no root",
-            )
+            TreeProblem("no_root", (), f"every link has a parent joint, so there is no root: {reason}")
         )
     elif len(roots) > 1:
         problems.append(
