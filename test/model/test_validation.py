@@ -69,6 +69,19 @@ def test_a_loop_without_root_names_the_links_around_it() -> None:
         assert name in cycle.message
 
 
+def test_no_root_because_the_tree_hangs_from_an_undefined_link_does_not_claim_a_loop() -> None:
+    error = invalid(links("base", "arm"), [rev("anchor", "ground", "base"), rev("j1", "base", "arm")])
+    assert error.kinds == {"no_root", "undefined_link"}
+    message = problem(error, "no_root").message
+    assert "loop" not in message
+    assert "'ground'" in message
+
+
+def test_no_root_of_a_loop_says_loop() -> None:
+    error = invalid(links("a", "b"), [rev("ab", "a", "b"), rev("ba", "b", "a")])
+    assert "loop" in problem(error, "no_root").message
+
+
 def test_a_loop_beside_a_proper_root_is_still_a_cycle() -> None:
     error = invalid(
         links("root", "x", "y", "z"),
