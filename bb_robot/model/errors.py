@@ -122,6 +122,7 @@ ProblemKind = Literal[
     "unknown_actuator_joint",
     "duplicate_actuator",
     "duplicate_sensor",
+    "unknown_sensor_target",
 ]
 
 

@@ -191,7 +191,8 @@ class Robot:
         ``actuators``, computes the topology and parameter bindings.  Raises
         :class:`InvalidRobot` naming every offender when the links and joints
         do not form exactly one tree, names repeat, or mimic references are
-        broken, or actuators name unknown joints or repeat names.
+        broken, actuators name unknown joints or repeat names, or sensors are
+        attached to unknown links or joints.
         """
         edges = [(j.name, j.parent_link, j.child_link) for j in joints]
         mimics = {j.name: j.mimic.joint for j in joints if j.mimic is not None}
@@ -200,6 +201,7 @@ class Robot:
             [link.name for link in links], edges, mimics, fixed
         )
         joint_map = {j.name: j for j in joints}
+        link_names = {link.name for link in links}
         actuator_map: dict[str, ActuatorInfo] = {}
         by_joint: dict[str, list[str]] = {}
         for actuator in actuators:
@@ -232,6 +234,15 @@ class Robot:
                         "duplicate_sensor",
                         (sensor.name,),
                         f"sensor '{sensor.name}' is defined more than once",
+                    )
+                )
+            kind, target = sensor.attached_to
+            if (kind == "link" and target not in link_names) or (kind == "joint" and target not in joint_map):
+                problems.append(
+                    TreeProblem(
+                        "unknown_sensor_target",
+                        (sensor.name, target),
+                        f"sensor '{sensor.name}' is attached to {kind} '{target}', which is not defined",
                     )
                 )
             sensor_map[sensor.name] = sensor
