@@ -236,3 +236,29 @@ def test_invalid_robot_message_names_robot_and_source() -> None:
     assert error.robot == "named" and error.source == "/tmp/named.urdf"
     assert str(error).startswith("robot 'named' (/tmp/named.urdf) is not a valid kinematic tree")
     assert isinstance(error.problems, tuple)
+
+
+@pytest.mark.parametrize(
+    ("attached_to", "named"),
+    [(("link", "ghost"), "link 'ghost'"), (("joint", "ghost"), "joint 'ghost'"), (("joint", "a"), "joint 'a'")],
+    ids=["undefined-link", "undefined-joint", "link-name-as-joint"],
+)
+def test_sensor_attached_to_an_undefined_link_or_joint(attached_to: tuple[str, str], named: str) -> None:
+    error = invalid(links("a", "b"), [rev("ab", "a", "b")], sensors=[SensorInfo("cam", attached_to)])  # type: ignore[arg-type]
+    found = problem(error, "unknown_sensor_target")
+    assert found.names == ("cam", attached_to[1])
+    assert "'cam'" in found.message and named in found.message
+
+
+def test_sensors_attached_to_a_link_a_joint_or_the_robot_are_valid() -> None:
+    robot = Robot.assemble(
+        "ok",
+        links("a", "b"),
+        [rev("ab", "a", "b")],
+        sensors=[
+            SensorInfo("cam", ("link", "b")),
+            SensorInfo("enc", ("joint", "ab")),
+            SensorInfo("imu", ("robot", "")),
+        ],
+    )
+    assert set(robot.sensors) == {"cam", "enc", "imu"}
