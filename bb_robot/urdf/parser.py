@@ -30,7 +30,8 @@ link or joint; the document still loads):
 * unsupported elements, skipped: ``<gazebo>``, ``<ros2_control>`` (not a transmission),
   ``<calibration>``, transmissions that are not simple (a type other than
   ``SimpleTransmission``, several joints or actuators), any unknown element under
-  ``<robot>``, ``<link>``, ``<joint>`` or ``<geometry>``, a repeated single element (the
+  ``<robot>``, ``<link>``, ``<joint>``, ``<visual>``, ``<collision>``, ``<inertial>``,
+  ``<material>`` or ``<geometry>`` (e.g. ``<capsule>``), a repeated single element (the
   first one counts);
 * kept in the IR's ``extra_*`` fields: a second and further ``<visual>``
   (``Link.extra_visuals``) and a non-uniform mesh scale (``Mesh.scale`` = first
