@@ -121,12 +121,19 @@ class ForwardKinematics:
         the result has shape ``(n_links, 4, 4)`` or ``(batch, n_links, 4, 4)``
         (a strided view of batch-last storage; ``np.ascontiguousarray`` it if
         needed), links in :attr:`link_names` order.  Raises :class:`InvalidJointValue` for
-        a wrong shape or a non-finite value.
+        a wrong (or ragged) shape, a value that is not a number, or a non-finite value.
         """
-        values = np.asarray(q, dtype=float)
+        n = len(self.joint_names)
+        try:
+            values = np.asarray(q, dtype=float)
+        except (TypeError, ValueError) as error:
+            raise InvalidJointValue(
+                self.robot.name,
+                f"expected an array of numbers of shape ({n},) or (batch, {n}) "
+                f"({', '.join(self.joint_names)}): {error}",
+            ) from None
         single = values.ndim == 1
         batch = values.reshape(1, -1) if single else values
-        n = len(self.joint_names)
         if batch.ndim != 2 or batch.shape[1] != n:
             raise InvalidJointValue(
                 self.robot.name,
@@ -181,5 +188,10 @@ class ForwardKinematics:
                 joint = self.robot.get_joint(name)  # raises UnknownJoint
                 reason = "a mimic joint follows its source" if joint.mimic else f"a {joint.type} joint has no single coordinate"
                 raise InvalidJointValue(self.robot.name, f"cannot set joint '{name}': {reason}")
-            q[index] = value
+            try:
+                q[index] = value
+            except (TypeError, ValueError):
+                raise InvalidJointValue(
+                    self.robot.name, f"joint '{name}' needs a number, got {value!r}"
+                ) from None
         return q
