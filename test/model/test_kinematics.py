@@ -457,3 +457,21 @@ def test_poses_with_an_unknown_joint_name_is_unknown_joint(bb_arm: Robot) -> Non
         ForwardKinematics(bb_arm).poses({"tcp": 0.0})  # a link, not a joint
     assert caught.value.joint == "tcp"
     assert not isinstance(caught.value, InvalidJointValue)
+
+
+@pytest.mark.parametrize(
+    "q",
+    [[[0.0, 1.0], [0.0]], ["a", "b"], [1 + 2j, 0.0], [{"shoulder": 1.0}, 0.0]],
+    ids=["ragged-batch", "strings", "complex", "dict-inside"],
+)
+def test_input_that_is_not_an_array_of_numbers_is_an_invalid_joint_value(q: object) -> None:
+    with pytest.raises(InvalidJointValue) as caught:
+        ForwardKinematics(planar_arm()).compute(q)
+    assert "planar_arm" in str(caught.value)
+
+
+@pytest.mark.parametrize("value", ["x", None, [1.0, 2.0]], ids=["string", "none", "list"])
+def test_poses_with_a_value_that_is_not_a_number_is_an_invalid_joint_value(value: object) -> None:
+    with pytest.raises(InvalidJointValue) as caught:
+        ForwardKinematics(planar_arm()).poses({"elbow": value})  # type: ignore[dict-item]
+    assert "elbow" in str(caught.value)
