@@ -31,8 +31,7 @@ def default_tip(robot: Robot) -> str:
     tools = [
         link
         for link in leaves
-        if (joint := robot.links[link].parent_joint) is not None
-        and robot.joints[joint].type == "fixed"
+        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
     ]
     pool = tools or leaves
     return max(pool, key=lambda link: robot.topology.depth[link])
@@ -45,9 +44,7 @@ def format_tree(robot: Robot) -> str:
 
     def push_children(link: str, indent: str) -> None:
         children = robot.child_joints(link)
-        stack.extend(
-            (joint, indent, i == len(children) - 1) for i, joint in reversed(list(enumerate(children)))
-        )
+        stack.extend((joint, indent, i == len(children) - 1) for i, joint in reversed(list(enumerate(children))))
 
     push_children(robot.root_link, "")
     while stack:  # iterative: chains thousands of links deep are fine
@@ -58,7 +55,7 @@ def format_tree(robot: Robot) -> str:
 
 
 def _describe(joint: Joint) -> str:
-    parts = [joint.type]
+    parts: list[str] = [joint.type]
     if joint.dof:
         parts.append("axis " + " ".join(_number(c) for c in joint.axis))
     if joint.mimic is not None:
@@ -81,9 +78,7 @@ def _parse_joint_values(items: Sequence[str]) -> dict[str, float]:
                 raise ValueError
             values[name] = float(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(
-                f"--joint expects NAME=VALUE with a number, got '{item}'"
-            ) from None
+            raise argparse.ArgumentTypeError(f"--joint expects NAME=VALUE with a number, got '{item}'") from None
     return values
 
 

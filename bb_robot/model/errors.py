@@ -142,9 +142,7 @@ class InvalidRobot(BbRobotError):
     the links or joints involved; ``source`` is the file, when there is one.
     """
 
-    def __init__(
-        self, robot: str, problems: Sequence[TreeProblem], source: str | None = None
-    ) -> None:
+    def __init__(self, robot: str, problems: Sequence[TreeProblem], source: str | None = None) -> None:
         where = f" ({source})" if source else ""
         lines = "\n".join(f"  - {p.message}" for p in problems)
         super().__init__(f"robot '{robot}'{where} is not a valid kinematic tree:\n{lines}")

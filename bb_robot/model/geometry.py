@@ -9,7 +9,6 @@ the model without conversion.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Union
 
 Vec3 = tuple[float, float, float]
 
@@ -53,7 +52,7 @@ class Mesh:
     extra_scale_xyz: Vec3 | None = None
 
 
-Geometry = Union[Box, Cylinder, Sphere, Mesh]
+Geometry = Box | Cylinder | Sphere | Mesh
 
 
 @dataclass(frozen=True)

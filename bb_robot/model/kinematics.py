@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.model.errors import InvalidJointValue, UnknownJoint
+from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix, skew
 
@@ -70,12 +70,8 @@ class ForwardKinematics:
         self.joint_names: tuple[str, ...] = tuple(
             j for j in order if robot.joints[j].type in SINGLE_DOF_TYPES and robot.joints[j].mimic is None
         )
-        self.held_joints: tuple[str, ...] = tuple(
-            j for j in order if robot.joints[j].type in ("floating", "planar")
-        )
-        self.mimic_joints: tuple[str, ...] = tuple(
-            j for j in order if robot.joints[j].mimic is not None
-        )
+        self.held_joints: tuple[str, ...] = tuple(j for j in order if robot.joints[j].type in ("floating", "planar"))
+        self.mimic_joints: tuple[str, ...] = tuple(j for j in order if robot.joints[j].mimic is not None)
         self._coordinate = {name: i for i, name in enumerate(self.joint_names)}
         link_index = {name: i for i, name in enumerate(self.link_names)}
         self._steps = tuple(self._step(j, link_index) for j in order)
@@ -101,7 +97,7 @@ class ForwardKinematics:
         joint = self.robot.joints[name]
         origin = origin_to_matrix(joint.origin)
         rot, t = origin[:3, :3], origin[:3, 3:4]
-        axis = np.asarray(joint.axis, dtype=float)
+        axis: Matrix = np.asarray(joint.axis, dtype=float)
         parent, child = link_index[joint.parent_link], link_index[joint.child_link]
         if joint.type not in SINGLE_DOF_TYPES:
             return _Step(parent, child, _FIXED, -1, 0.0, 0.0, np.hstack([rot, t]))
@@ -110,7 +106,7 @@ class ForwardKinematics:
             block = np.hstack([rot, (rot @ axis)[:, None], t])
             return _Step(parent, child, _PRISMATIC, coordinate, multiplier, offset, block)
         along = rot @ np.outer(axis, axis)
-        block = np.hstack([along, rot - along, rot @ skew(axis), t])
+        block = np.hstack([along, rot - along, rot @ skew(joint.axis), t])
         return _Step(parent, child, _REVOLUTE, coordinate, multiplier, offset, block)
 
     # ------------------------------------------------------------------ compute
@@ -186,12 +182,14 @@ class ForwardKinematics:
             index = self._coordinate.get(name)
             if index is None:
                 joint = self.robot.get_joint(name)  # raises UnknownJoint
-                reason = "a mimic joint follows its source" if joint.mimic else f"a {joint.type} joint has no single coordinate"
+                reason = (
+                    "a mimic joint follows its source"
+                    if joint.mimic
+                    else f"a {joint.type} joint has no single coordinate"
+                )
                 raise InvalidJointValue(self.robot.name, f"cannot set joint '{name}': {reason}")
             try:
                 q[index] = value
             except (TypeError, ValueError):
-                raise InvalidJointValue(
-                    self.robot.name, f"joint '{name}' needs a number, got {value!r}"
-                ) from None
+                raise InvalidJointValue(self.robot.name, f"joint '{name}' needs a number, got {value!r}") from None
         return q

@@ -21,10 +21,10 @@ from typing import Literal, TypeVar
 
 from bb_robot.model.errors import (
     InvalidRobot,
-    TreeProblem,
+    NodeKind,
     NoParentJoint,
     NotAnAncestor,
-    NodeKind,
+    TreeProblem,
     UnknownActuator,
     UnknownJoint,
     UnknownLink,
@@ -197,9 +197,7 @@ class Robot:
         edges = [(j.name, j.parent_link, j.child_link) for j in joints]
         mimics = {j.name: j.mimic.joint for j in joints if j.mimic is not None}
         fixed = frozenset(j.name for j in joints if j.type == "fixed")
-        problems, found_warnings = find_problems(
-            [link.name for link in links], edges, mimics, fixed
-        )
+        problems, found_warnings = find_problems([link.name for link in links], edges, mimics, fixed)
         joint_map = {j.name: j for j in joints}
         link_names = {link.name for link in links}
         actuator_map: dict[str, ActuatorInfo] = {}
@@ -210,8 +208,7 @@ class Robot:
                     TreeProblem(
                         "unknown_actuator_joint",
                         (actuator.name, actuator.joint),
-                        f"actuator '{actuator.name}' drives joint '{actuator.joint}', "
-                        "which is not defined",
+                        f"actuator '{actuator.name}' drives joint '{actuator.joint}', which is not defined",
                     )
                 )
             elif actuator.name in actuator_map:
@@ -255,9 +252,7 @@ class Robot:
             child_joints.setdefault(j.parent_link, []).append(j.name)
             parent_joint[j.child_link] = j.name
         root = next(link.name for link in links if link.name not in parent_joint)
-        topology = build_topology(
-            root, child_joints, {j.name: j.child_link for j in joints}
-        )
+        topology = build_topology(root, child_joints, {j.name: j.child_link for j in joints})
         link_map = {
             link.name: Link(
                 link.name,
@@ -270,9 +265,7 @@ class Robot:
             for link in links
         }
         for joint_name, names in by_joint.items():
-            joint_map[joint_name] = dataclasses.replace(
-                joint_map[joint_name], actuators=tuple(names)
-            )
+            joint_map[joint_name] = dataclasses.replace(joint_map[joint_name], actuators=tuple(names))
         return cls(
             name=name,
             links=MappingProxyType(link_map),
@@ -334,9 +327,7 @@ class Robot:
         """
         return self._path(name, kind, "target")
 
-    def path_between(
-        self, source: str, target: str, target_kind: NodeKind = "link"
-    ) -> tuple[str, ...]:
+    def path_between(self, source: str, target: str, target_kind: NodeKind = "link") -> tuple[str, ...]:
         """Return the path from link ``source`` down to ``target`` (a link, or a joint).
 
         The result starts at ``source`` and ends at ``target``; a source equal
@@ -391,9 +382,7 @@ class Robot:
         info = self.get_actuator(actuator)
         return self.topology.joint_paths[info.joint] + (actuator,)
 
-    def _path(
-        self, name: str, kind: NodeKind, role: Literal["source", "target"]
-    ) -> tuple[str, ...]:
+    def _path(self, name: str, kind: NodeKind, role: Literal["source", "target"]) -> tuple[str, ...]:
         if kind == "joint":
             path = self.topology.joint_paths.get(name)
             if path is None:
@@ -418,16 +407,13 @@ class Robot:
             key = dotted.get(raw_key) if isinstance(raw_key, str) else raw_key
             if key is None or key not in self.param_subscriptions:
                 raise KeyError(
-                    f"robot '{self.name}' has no parameter '{raw_key}'; "
-                    f"known: {', '.join(sorted(dotted)[:20])}"
+                    f"robot '{self.name}' has no parameter '{raw_key}'; known: {', '.join(sorted(dotted)[:20])}"
                 )
             for loc in self.param_subscriptions[key]:
                 if loc.kind == "joint":
                     joints[loc.name] = _replace_path(joints[loc.name], loc.field, float(value))
                 elif loc.kind == "actuator":
-                    actuators[loc.name] = _replace_path(
-                        actuators[loc.name], loc.field, float(value)
-                    )
+                    actuators[loc.name] = _replace_path(actuators[loc.name], loc.field, float(value))
         return dataclasses.replace(
             self,
             joints=MappingProxyType(joints),
@@ -451,9 +437,7 @@ def _param_subscriptions(
         if joint.type == "fixed" or joint.mimic is not None:
             continue
         for attr in _LIMIT_FIELDS:
-            subs[("joints", name, "limit", attr)] = (
-                ParamLocation("joint", name, ("limits", attr)),
-            )
+            subs[("joints", name, "limit", attr)] = (ParamLocation("joint", name, ("limits", attr)),)
     for actuator in actuators.values():
         if actuator.transmission is None:
             continue

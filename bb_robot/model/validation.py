@@ -31,15 +31,11 @@ def find_problems(
     links = set(link_names)
     for name, count in Counter(link_names).items():
         if count > 1:
-            problems.append(
-                TreeProblem("duplicate_link", (name,), f"link '{name}' is defined {count} times")
-            )
+            problems.append(TreeProblem("duplicate_link", (name,), f"link '{name}' is defined {count} times"))
     joint_names = [j for j, _, _ in joint_edges]
     for name, count in Counter(joint_names).items():
         if count > 1:
-            problems.append(
-                TreeProblem("duplicate_joint", (name,), f"joint '{name}' is defined {count} times")
-            )
+            problems.append(TreeProblem("duplicate_joint", (name,), f"joint '{name}' is defined {count} times"))
     for name in sorted(links.intersection(joint_names)):
         warnings.append(
             f"joint '{name}' shares its name with a link; lookups and paths keep them apart "
@@ -85,9 +81,7 @@ def find_problems(
             if hanging
             else "the joints form a loop"
         )
-        problems.append(
-            TreeProblem("no_root", (), f"every link has a parent joint, so there is no root: {reason}")
-        )
+        problems.append(TreeProblem("no_root", (), f"every link has a parent joint, so there is no root: {reason}"))
     elif len(roots) > 1:
         problems.append(
             TreeProblem(
@@ -121,8 +115,7 @@ def _cycles(joint_edges: Sequence[tuple[str, str, str]], links: set[str]) -> lis
                 TreeProblem(
                     "cycle",
                     tuple(loop),
-                    "the joints form a kinematic loop through links "
-                    + " -> ".join(f"'{x}'" for x in [*loop, loop[0]]),
+                    "the joints form a kinematic loop through links " + " -> ".join(f"'{x}'" for x in [*loop, loop[0]]),
                 )
             )
         for visited in walk:
@@ -130,27 +123,24 @@ def _cycles(joint_edges: Sequence[tuple[str, str, str]], links: set[str]) -> lis
     return found
 
 
-def _mimic_problems(
-    joints: set[str], mimics: Mapping[str, str], fixed_joints: frozenset[str]
-) -> list[TreeProblem]:
+def _mimic_problems(joints: set[str], mimics: Mapping[str, str], fixed_joints: frozenset[str]) -> list[TreeProblem]:
     """Return problems with mimic references: unknown sources, fixed joints and loops."""
     problems: list[TreeProblem] = []
-    for joint, source in mimics.items():
+    for follower, source in mimics.items():
         if source not in joints:
             problems.append(
                 TreeProblem(
                     "unknown_mimic_source",
-                    (joint, source),
-                    f"joint '{joint}' mimics '{source}', which is not a joint of this robot",
+                    (follower, source),
+                    f"joint '{follower}' mimics '{source}', which is not a joint of this robot",
                 )
             )
-        elif source in fixed_joints or joint in fixed_joints:
+        elif source in fixed_joints or follower in fixed_joints:
             problems.append(
                 TreeProblem(
                     "invalid_mimic",
-                    (joint, source),
-                    f"joint '{joint}' mimics '{source}', but a fixed joint can neither mimic "
-                    "nor be mimicked",
+                    (follower, source),
+                    f"joint '{follower}' mimics '{source}', but a fixed joint can neither mimic nor be mimicked",
                 )
             )
     reported: set[str] = set()
@@ -167,8 +157,7 @@ def _mimic_problems(
                 TreeProblem(
                     "mimic_cycle",
                     tuple(loop),
-                    "mimic joints follow each other in a loop: "
-                    + " -> ".join(f"'{x}'" for x in [*loop, loop[0]]),
+                    "mimic joints follow each other in a loop: " + " -> ".join(f"'{x}'" for x in [*loop, loop[0]]),
                 )
             )
     return problems

@@ -26,6 +26,7 @@ import math
 from collections.abc import Mapping
 from os import PathLike
 
+from bb_robot.model.geometry import Origin, Vec3
 from bb_robot.model.robot import (
     ActuatorInfo,
     Joint,
@@ -34,7 +35,6 @@ from bb_robot.model.robot import (
     Robot,
     Transmission,
 )
-from bb_robot.model.geometry import Origin, Vec3
 from bb_robot.urdf import ir
 
 WORLD = "world"

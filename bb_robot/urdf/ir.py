@@ -29,7 +29,6 @@ from bb_robot.model.geometry import (
 )
 from bb_robot.model.robot import JOINT_TYPES, Dynamics, JointType, Mimic
 
-
 __all__ = [
     "Box",
     "Collision",
