@@ -35,6 +35,4 @@ def bundled_model(name: str = DEFAULT_MODEL) -> Path:
     for path in searched:
         if path.is_file():
             return path
-    raise FileNotFoundError(
-        f"bundled model '{name}' not found; looked in: {', '.join(str(p) for p in searched)}"
-    )
+    raise FileNotFoundError(f"bundled model '{name}' not found; looked in: {', '.join(str(p) for p in searched)}")
