@@ -723,3 +723,29 @@ def test_joint_sharing_a_link_name_paths_and_depths_say_which_kind() -> None:
 def test_robot_without_shared_names_has_no_warnings(bb_arm: Robot, tree: Robot) -> None:
     assert bb_arm.warnings == ()
     assert tree.warnings == ()
+
+
+# ---------------------------------------------------------------------- seed type shapes
+
+
+@pytest.mark.parametrize(
+    ("cls", "seed", "extra"),
+    [
+        (
+            Robot,
+            {"actuators", "joints", "links", "name", "param_subscriptions", "root_link", "sensors", "topology"},
+            {"warnings", "source"},
+        ),
+        (ActuatorInfo, {"name", "joint", "transmission"}, set()),
+        (SensorInfo, {"name", "attached_to", "transmission"}, set()),
+        (Transmission, {"reduction", "offset", "reversed"}, set()),
+        (ParamLocation, {"kind", "name", "field"}, set()),
+    ],
+    ids=lambda value: value.__name__ if isinstance(value, type) else "",
+)
+def test_types_have_the_seed_fields(cls: type, seed: set[str], extra: set[str]) -> None:
+    assert {f.name for f in dataclasses.fields(cls)} == seed | extra
+
+
+def test_transmission_fields_may_be_unset() -> None:
+    assert Transmission() == Transmission(reduction=None, offset=None, reversed=None)

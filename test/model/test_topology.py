@@ -178,3 +178,8 @@ def test_deep_chain_beyond_the_recursion_limit() -> None:
         f"j{depth - 1}",
         f"l{depth}",
     )
+
+
+def test_topology_has_the_seed_fields_plus_joint_depths_and_paths() -> None:
+    fields = {f.name for f in dataclasses.fields(Topology)}
+    assert fields == {"depth", "joint_order", "link_order", "paths"} | {"joint_depth", "joint_paths"}
