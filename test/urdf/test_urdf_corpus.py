@@ -4,16 +4,14 @@ comparison with independent readings (xml.etree counts and values, urdf_parser_p
 from __future__ import annotations
 
 import math
-import time
 import tracemalloc
 import xml.etree.ElementTree as ET
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bb_robot.urdf import errors, ir, parse_file, parse_string
+from bb_robot.urdf import errors, ir, parse_file
 
 Vec3 = tuple[float, float, float]
 
@@ -38,15 +36,16 @@ REJECT_MESSAGES = {
 }
 
 
-def test_synthetic_rejects_give_typed_errors_fast(synthetic_dir: Path, synthetic_reject: tuple[str, str]) -> None:
+@pytest.mark.timeout(30)  # a hang guard for hostile input, not a speed check
+def test_synthetic_rejects_give_typed_errors_in_bounded_memory(
+    synthetic_dir: Path, synthetic_reject: tuple[str, str]
+) -> None:
     name, error_class = synthetic_reject
     path = synthetic_dir / name
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         with pytest.raises(errors.UrdfError) as caught:
             parse_file(path)
-        elapsed = time.perf_counter() - start
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -57,7 +56,6 @@ def test_synthetic_rejects_give_typed_errors_fast(synthetic_dir: Path, synthetic
     assert error.source == str(path)
     for part in REJECT_MESSAGES[name]:
         assert part in message, (part, message)
-    assert elapsed < 1.0
     assert peak < 8 * 1024 * 1024
 
 
@@ -302,48 +300,3 @@ def test_corpus_agrees_with_urdf_parser_py(corpus_urdf: Path, quiet_urdf_parser_
 
 def test_example_robot_data_agrees_with_urdf_parser_py(erd_urdf: Path, quiet_urdf_parser_py: Any) -> None:
     compare_with_urdf_parser_py(quiet_urdf_parser_py, erd_urdf)
-
-
-# -- speed ------------------------------------------------------------------------------------
-
-
-def best_of(runs: int, action: Callable[[], object]) -> float:
-    best = math.inf
-    for _ in range(runs):
-        start = time.perf_counter()
-        action()
-        best = min(best, time.perf_counter() - start)
-    return best
-
-
-def _faster_than_urdf_parser_py(urdf: Any, path: Path) -> None:
-    data = path.read_bytes()
-    try:
-        urdf.URDF.from_xml_string(data)
-    except Exception as exc:  # noqa: BLE001
-        pytest.skip(f"urdf_parser_py cannot read {path.name}: {type(exc).__name__}")
-    theirs = best_of(3, lambda: urdf.URDF.from_xml_string(data))
-    ours = best_of(5, lambda: parse_string(data, source=path))
-    assert ours < theirs, f"{path.name}: ours {ours * 1e3:.2f} ms, urdf_parser_py {theirs * 1e3:.2f} ms"
-
-
-def test_corpus_parses_faster_than_urdf_parser_py(corpus_urdf: Path, quiet_urdf_parser_py: Any) -> None:
-    _faster_than_urdf_parser_py(quiet_urdf_parser_py, corpus_urdf)
-
-
-def test_example_robot_data_parses_faster_than_urdf_parser_py(erd_urdf: Path, quiet_urdf_parser_py: Any) -> None:
-    _faster_than_urdf_parser_py(quiet_urdf_parser_py, erd_urdf)
-
-
-def test_long_chain_parses_well_under_100_ms(synthetic_dir: Path) -> None:
-    path = synthetic_dir / "long_chain_1000.urdf"
-    assert best_of(5, lambda: parse_file(path)) < 0.100
-
-
-def test_long_chain_parse_and_build_under_100_ms(synthetic_dir: Path) -> None:
-    try:
-        from bb_robot.urdf.builder import build_robot
-    except ImportError as exc:  # the builder is another module's work
-        pytest.skip(f"the model builder is not importable: {exc}")
-    path = synthetic_dir / "long_chain_1000.urdf"
-    assert best_of(10, lambda: build_robot(parse_file(path))) < 0.100

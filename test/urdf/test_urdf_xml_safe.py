@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import pytest
@@ -93,15 +92,14 @@ def test_any_doctype_is_refused_with_its_line(text: str) -> None:
     assert "Remove the <!DOCTYPE" in str(error)
 
 
-def test_billion_laughs_is_refused_fast() -> None:
+@pytest.mark.timeout(30)  # a hang guard: expansion would take minutes and gigabytes
+def test_billion_laughs_is_refused_before_expansion() -> None:
     entities = ['<!ENTITY lol "lol">'] + [
         f'<!ENTITY lol{i} "{("&lol" + (str(i - 1) if i > 1 else "") + ";") * 10}">' for i in range(1, 10)
     ]
     text = "<!DOCTYPE r [\n" + "\n".join(entities) + "\n]>\n<r>&lol9;</r>"
-    start = time.perf_counter()
     with pytest.raises(UnsafeXmlError):
         parse_xml(text)
-    assert time.perf_counter() - start < 1.0
 
 
 def test_undeclared_entity_is_a_syntax_error_not_an_expansion() -> None:
