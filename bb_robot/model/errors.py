@@ -78,6 +78,29 @@ class UnknownActuator(KinematicsError):
         self.actuator = actuator
 
 
+class UnknownParameter(KinematicsError):
+    """A runtime parameter name that is bound to nothing in the robot."""
+
+    def __init__(self, robot: str, parameter: str, known: Sequence[str]) -> None:
+        super().__init__(
+            robot,
+            f"robot '{robot}' has no parameter '{parameter}'; pass one of: {_listing(known)}",
+        )
+        self.parameter = parameter
+
+
+class InvalidParameterValue(KinematicsError):
+    """A runtime parameter given a value that is not a finite number."""
+
+    def __init__(self, robot: str, parameter: str, value: object) -> None:
+        super().__init__(
+            robot,
+            f"robot '{robot}': parameter '{parameter}' needs a finite number, got {value!r}",
+        )
+        self.parameter = parameter
+        self.value = value
+
+
 class NoParentJoint(KinematicsError):
     """The root link was asked for its parent joint: a signal to stop walking up."""
 

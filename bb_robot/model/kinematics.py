@@ -21,7 +21,7 @@ from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix, skew
 
-_FIXED, _REVOLUTE, _PRISMATIC = 0, 1, 2
+_FIXED, _REVOLUTE, _PRISMATIC, _REVOLUTE_AXIS = 0, 1, 2, 3
 
 
 @dataclass(frozen=True)
@@ -34,7 +34,12 @@ class _Step:
     - fixed (and held) joints, K = 4: ``[R | t]``;
     - revolute, K = 10: ``[C | A | B | t]`` with local rotation
       ``C + cos(θ)·A + sin(θ)·B`` (Rodrigues' formula premultiplied by R);
-    - prismatic, K = 5: ``[R | u | t]`` with local translation ``t + d·u``.
+    - prismatic, K = 5: ``[R | u | t]`` with local translation ``t + d·u``;
+    - revolute about a coordinate axis ``±e_k`` of the joint frame (most real
+      joints), K = 4: ``[R | t]``; the rotation about ``e_k`` only mixes
+      columns ``i, j`` (``i, j, k`` cyclic) of the product: a 3×4 instead of
+      a 3×10 product and fewer passes over the batch (about 20% less time
+      per configuration on a 7-DOF arm, benchmarks/bench_urdf.py).
 
     The origin translation ``t`` is always the last column.
     """
@@ -46,6 +51,8 @@ class _Step:
     multiplier: float
     offset: float
     block: Matrix
+    columns: tuple[int, int, int] = (0, 1, 2)  # _REVOLUTE_AXIS: (i, j, k), axis ±e_k
+    sign: float = 1.0  # _REVOLUTE_AXIS: -1.0 for an axis along -e_k
 
     @property
     def block_t(self) -> Matrix:
@@ -105,6 +112,13 @@ class ForwardKinematics:
         if joint.type == "prismatic":
             block = np.hstack([rot, (rot @ axis)[:, None], t])
             return _Step(parent, child, _PRISMATIC, coordinate, multiplier, offset, block)
+        nonzero = np.flatnonzero(axis)
+        if len(nonzero) == 1 and abs(axis[nonzero[0]]) == 1.0:
+            k = int(nonzero[0])
+            columns = ((k + 1) % 3, (k + 2) % 3, k)
+            block = np.hstack([rot, t])
+            sign = float(axis[k])
+            return _Step(parent, child, _REVOLUTE_AXIS, coordinate, multiplier, offset, block, columns, sign)
         along = rot @ np.outer(axis, axis)
         block = np.hstack([along, rot - along, rot @ skew(joint.axis), t])
         return _Step(parent, child, _REVOLUTE, coordinate, multiplier, offset, block)
@@ -152,7 +166,21 @@ class ForwardKinematics:
             rotation = frames[step.child, :3, :3]
             position = frames[step.child, :3, 3]
             np.add(product[:, -1], frames[step.parent, :3, 3], out=position)
-            if step.kind == _REVOLUTE:
+            if step.kind == _REVOLUTE_AXIS:
+                # (parent R · R) · Rot(e_k, θ): column i' = cos·m_i + sin·m_j,
+                # column j' = cos·m_j − sin·m_i, column k unchanged.
+                angle = batch[:, step.coordinate] * step.multiplier + step.offset
+                cos, sin = np.cos(angle), np.sin(angle)
+                if step.sign < 0.0:
+                    np.negative(sin, out=sin)
+                i, j, k = step.columns
+                first, second = product[:, i], product[:, j]
+                np.multiply(first, cos, out=rotation[:, i])
+                rotation[:, i] += second * sin
+                np.multiply(second, cos, out=rotation[:, j])
+                rotation[:, j] -= first * sin
+                rotation[:, k] = product[:, k]
+            elif step.kind == _REVOLUTE:
                 angle = batch[:, step.coordinate] * step.multiplier + step.offset
                 np.multiply(product[:, 3:6], np.cos(angle), out=rotation)
                 rotation += product[:, 0:3]

@@ -14,12 +14,14 @@ default) or ``kind="joint"`` to say which one is meant.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Literal, TypeVar
 
 from bb_robot.model.errors import (
+    InvalidParameterValue,
     InvalidRobot,
     NodeKind,
     NoParentJoint,
@@ -28,6 +30,7 @@ from bb_robot.model.errors import (
     UnknownActuator,
     UnknownJoint,
     UnknownLink,
+    UnknownParameter,
 )
 from bb_robot.model.geometry import Collision, Inertial, Origin, Vec3, Visual
 from bb_robot.model.topology import Topology, build_topology
@@ -398,22 +401,28 @@ class Robot:
         """Return a copy with bound parameters set, e.g. ``{"joints.elbow.limit.upper": 1.2}``.
 
         Keys are the tuples of :attr:`param_subscriptions` or their dotted form.
-        Raises ``KeyError`` naming an unknown parameter and the known ones.
+        Raises :class:`UnknownParameter` naming an unknown parameter and the known
+        ones, and :class:`InvalidParameterValue` for a value that is not a finite number.
         """
         dotted = {".".join(k): k for k in self.param_subscriptions}
         joints = dict(self.joints)
         actuators = dict(self.actuators)
-        for raw_key, value in values.items():
+        for raw_key, raw_value in values.items():
             key = dotted.get(raw_key) if isinstance(raw_key, str) else raw_key
+            name = raw_key if isinstance(raw_key, str) else ".".join(raw_key)
             if key is None or key not in self.param_subscriptions:
-                raise KeyError(
-                    f"robot '{self.name}' has no parameter '{raw_key}'; known: {', '.join(sorted(dotted)[:20])}"
-                )
+                raise UnknownParameter(self.name, name, sorted(dotted))
+            try:
+                value = float(raw_value)
+            except (TypeError, ValueError):
+                raise InvalidParameterValue(self.name, name, raw_value) from None
+            if not math.isfinite(value):
+                raise InvalidParameterValue(self.name, name, raw_value)
             for loc in self.param_subscriptions[key]:
                 if loc.kind == "joint":
-                    joints[loc.name] = _replace_path(joints[loc.name], loc.field, float(value))
+                    joints[loc.name] = _replace_path(joints[loc.name], loc.field, value)
                 elif loc.kind == "actuator":
-                    actuators[loc.name] = _replace_path(actuators[loc.name], loc.field, float(value))
+                    actuators[loc.name] = _replace_path(actuators[loc.name], loc.field, value)
         return dataclasses.replace(
             self,
             joints=MappingProxyType(joints),
@@ -422,6 +431,8 @@ class Robot:
 
 
 _LIMIT_FIELDS = ("lower", "upper", "velocity", "effort")
+# A continuous joint has no position limits, so it has no parameters for them.
+_UNBOUNDED_LIMIT_FIELDS = ("velocity", "effort")
 _T = TypeVar("_T")
 
 
@@ -434,9 +445,9 @@ def _param_subscriptions(
     subs: dict[ParamKey, tuple[ParamLocation, ...]] = {}
     for name in topology.joint_order:
         joint = joints[name]
-        if joint.type == "fixed" or joint.mimic is not None:
+        if joint.type not in SINGLE_DOF_TYPES or joint.mimic is not None:
             continue
-        for attr in _LIMIT_FIELDS:
+        for attr in _UNBOUNDED_LIMIT_FIELDS if joint.type == "continuous" else _LIMIT_FIELDS:
             subs[("joints", name, "limit", attr)] = (ParamLocation("joint", name, ("limits", attr)),)
     for actuator in actuators.values():
         if actuator.transmission is None:

@@ -12,11 +12,13 @@ import math
 import pytest
 
 from bb_robot.model.errors import (
+    InvalidParameterValue,
     NoParentJoint,
     NotAnAncestor,
     UnknownActuator,
     UnknownJoint,
     UnknownLink,
+    UnknownParameter,
 )
 from bb_robot.model.robot import (
     ActuatorInfo,
@@ -636,6 +638,10 @@ def test_param_subscriptions_include_continuous_joints_but_not_actuators_without
 ) -> None:
     keys = set(tree.param_subscriptions)
     assert ("joints", "left_wheel_joint", "limit", "velocity") in keys
+    assert ("joints", "left_wheel_joint", "limit", "effort") in keys
+    # A continuous joint has no position limits, so none can be set at run time either.
+    assert ("joints", "left_wheel_joint", "limit", "lower") not in keys
+    assert ("joints", "left_wheel_joint", "limit", "upper") not in keys
     assert ("transmissions", "pan_servo", "reduction") in keys
     assert not any(key[:2] == ("transmissions", "wheel_motor") for key in keys)
 
@@ -689,12 +695,22 @@ def test_with_parameters_creates_limits_on_a_joint_without_any() -> None:
 
 
 def test_with_parameters_rejects_unknown_keys_naming_them(bb_arm: Robot) -> None:
-    with pytest.raises(KeyError) as caught:
+    with pytest.raises(UnknownParameter) as caught:
         bb_arm.with_parameters({"joints.tcp_joint.limit.upper": 1.0})
+    assert caught.value.parameter == "joints.tcp_joint.limit.upper"
     assert "joints.tcp_joint.limit.upper" in str(caught.value)
     assert "bb_arm" in str(caught.value)
-    with pytest.raises(KeyError):
+    assert "'joints.elbow_joint.limit.upper'" in str(caught.value)  # what to pass instead
+    with pytest.raises(UnknownParameter):
         bb_arm.with_parameters({("joints", "nope", "limit", "upper"): 1.0})
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, "fast", None])
+def test_with_parameters_rejects_values_that_are_not_finite_numbers(bb_arm: Robot, value: object) -> None:
+    with pytest.raises(InvalidParameterValue) as caught:
+        bb_arm.with_parameters({"joints.elbow_joint.limit.upper": value})  # type: ignore[dict-item]
+    assert caught.value.parameter == "joints.elbow_joint.limit.upper"
+    assert "elbow_joint" in str(caught.value) and "finite number" in str(caught.value)
 
 
 # ------------------------------------------------------------------- a joint named as a link
