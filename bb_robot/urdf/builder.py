@@ -46,7 +46,8 @@ def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
     Warnings of the document are kept and the builder's own are added.
     Raises :class:`bb_robot.model.errors.InvalidRobot` listing every
     structural problem (cycles, several roots, undefined links, duplicate
-    names, broken mimics, transmissions on unknown joints).
+    names, broken mimics).  A transmission on a joint the document does not
+    define is skipped with a warning.
     """
     warnings = list(doc.warnings)
     defined = {link.name for link in doc.links}
@@ -71,6 +72,15 @@ def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
             )
         elif WORLD not in defined:
             links.insert(0, Link(name=WORLD))
+    joint_names = {j.name for j in joints}
+    # A transmission left over from a larger description (a cut-down arm keeps its
+    # parent's transmissions) drives nothing here: skipped with a warning.
+    dangling = [t for t in doc.transmissions.values() if t.joint not in joint_names]
+    for t in dangling:
+        warnings.append(
+            f"skipped transmission '{t.name or t.joint}': it drives joint '{t.joint}', "
+            "which this description does not define"
+        )
     actuators = [
         ActuatorInfo(
             name=t.actuator or f"{t.joint}_actuator",
@@ -78,6 +88,7 @@ def build_robot(doc: ir.Robot, *, drop_world: bool = False) -> Robot:
             transmission=Transmission(reduction=t.reduction, offset=t.offset),
         )
         for t in doc.transmissions.values()
+        if t.joint in joint_names
     ]
     return Robot.assemble(
         doc.name,

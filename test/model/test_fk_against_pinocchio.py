@@ -37,9 +37,7 @@ from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Robot
 from bb_robot.urdf.builder import load_urdf
 
-pin = pytest.importorskip(
-    "pinocchio", reason="Pinocchio (PyPI `pin`) is not installed: nothing to compare with"
-)
+pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI `pin`) is not installed: nothing to compare with")
 
 CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
@@ -61,11 +59,6 @@ REJECTED_BY_US = {
         "which is not a joint of this robot",
         "joints mimic 'index_q1', 'middle_q1', ... which the file does not define "
         "(Pinocchio with mimic=True refuses it too)",
-    ),
-    "talos_data/robots/talos_left_arm.urdf": (
-        "drives joint 'arm_left_1_joint', which is not defined",
-        "a transmission names joint 'arm_left_1_joint', absent from this cut-down arm; "
-        "the builder rejects actuators of undefined joints by design",
     ),
     "ur_description/urdf/ur3.urdf": (
         "has no links",
@@ -102,9 +95,7 @@ def _corpus_robots() -> list[Path]:
     if not CORPUS_DIR.is_dir():
         return []
     return sorted(
-        path
-        for path in CORPUS_DIR.rglob("*.urdf")
-        if path.parent.name != "synthetic" or path.name in SYNTHETIC_ROBOTS
+        path for path in CORPUS_DIR.rglob("*.urdf") if path.parent.name != "synthetic" or path.name in SYNTHETIC_ROBOTS
     )
 
 
@@ -177,9 +168,7 @@ def _mimic_values(robot: Robot, fk: ForwardKinematics, q: np.ndarray) -> dict[st
     return {name: value(name) for name in fk.mimic_joints}
 
 
-def _sample(
-    robot: Robot, fk: ForwardKinematics, count: int, rng: np.random.Generator
-) -> np.ndarray:
+def _sample(robot: Robot, fk: ForwardKinematics, count: int, rng: np.random.Generator) -> np.ndarray:
     """``count`` random configurations within limits (±π if unbounded, ±1 m for a prismatic)."""
     lows, highs = [], []
     for name in fk.joint_names:
@@ -241,9 +230,7 @@ def _pinocchio_frame_poses(model: Any, whole_data: bool) -> Callable[[np.ndarray
         placements = [pin.SE3.Identity()]
         for i in range(1, model.njoints):
             model.joints[i].calc(joint_data[i], q)
-            placements.append(
-                placements[model.parents[i]] * model.jointPlacements[i] * joint_data[i].M
-            )
+            placements.append(placements[model.parents[i]] * model.jointPlacements[i] * joint_data[i].M)
         return [placements[frame.parentJoint] * frame.placement for frame in model.frames]
 
     return by_joints
@@ -276,9 +263,7 @@ def test_every_link_pose_matches_pinocchio(path: Path) -> None:
     count = RANDOM_CONFIGURATIONS
     if len(fk.joint_names) > FEW_CONFIGURATIONS_ABOVE_JOINTS:
         count = FEW_CONFIGURATIONS
-    configurations = np.vstack(
-        [np.zeros((1, len(fk.joint_names))), _sample(robot, fk, count, rng)]
-    )
+    configurations = np.vstack([np.zeros((1, len(fk.joint_names))), _sample(robot, fk, count, rng)])
     batch = fk.compute(configurations)  # (B, n_links, 4, 4)
 
     for b, q in enumerate(configurations):

@@ -268,12 +268,11 @@ def test_transmission_offset_and_reduction_are_carried() -> None:
     assert ("transmissions", "m", "offset") in robot.param_subscriptions
 
 
-def test_transmission_on_an_undefined_joint_is_invalid_robot() -> None:
+def test_transmission_on_an_undefined_joint_is_skipped_with_a_warning() -> None:
     body = links("a", "b") + joint("j", "a", "b") + TRANSMISSION.format(name="t", joint="nope", offset="", actuator="")
-    with pytest.raises(InvalidRobot) as caught:
-        build(body)
-    assert caught.value.kinds == {"unknown_actuator_joint"}
-    assert "'nope'" in str(caught.value)
+    robot = build(body)
+    assert robot.actuators == {}
+    assert any("transmission 't'" in w and "'nope'" in w for w in robot.warnings)
 
 
 # ------------------------------------------------------------------------- carried data
