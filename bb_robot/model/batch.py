@@ -6,10 +6,9 @@ batches of configurations the same way:
 
 - frames are stored **batch-last**, ``frames[f, i, k, :]`` being one contiguous
   row over the batch (:func:`empty_frames`);
-- each step ``child = parent · local(value)`` has a constant 3×K block
-  (:func:`step_block`), multiplied by the parent rotation in one matrix product
-  for the whole batch (:func:`apply_step`); the value terms are contiguous
-  vector operations.
+- each :class:`Step` ``child = parent · local(value)`` has a constant 3×K
+  block, multiplied by the parent rotation in one matrix product for the whole
+  batch (:func:`apply_step`); the value terms are contiguous vector operations.
 
 This module also checks joint-value input (:func:`as_batch`) so that both
 models reject bad input with the same :class:`InvalidJointValue` messages.
@@ -18,6 +17,7 @@ models reject bad input with the same :class:`InvalidJointValue` messages.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
@@ -25,31 +25,65 @@ import numpy.typing as npt
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.transforms import Matrix, skew
 
-#: Step kinds: a constant transform, a rotation about an axis, a translation along one.
-FIXED, REVOLUTE, PRISMATIC = 0, 1, 2
+#: Step kinds: a constant transform, a rotation about an axis, a translation along one,
+#: and a rotation about a coordinate axis ``±e_k`` (most real joints, all serial-model joints).
+FIXED, REVOLUTE, PRISMATIC, REVOLUTE_AXIS = 0, 1, 2, 3
 
 
-def step_block(kind: int, origin: Matrix, axis: Sequence[float] | Matrix) -> Matrix:
-    """Return the 3×K constant block of ``local(v) = origin · motion(v)``.
+@dataclass(frozen=True)
+class Step:
+    """One step ``frames[child] = frames[parent] · origin · motion(v)`` of a batched product.
 
-    ``axis`` is a unit vector in the frame ``origin`` leads to (ignored for
-    :data:`FIXED`).  With ``R``, ``t`` the rotation and translation of ``origin``:
+    ``block`` is a 3×K matrix of the step's constant parts, multiplied by the
+    parent rotation in one matrix product for the whole batch.  With ``R``,
+    ``t`` the rotation and translation of ``origin``:
 
     - :data:`FIXED`, K = 4: ``[R | t]``;
     - :data:`REVOLUTE`, K = 10: ``[C | A | B | t]``, local rotation
       ``C + cos(v)·A + sin(v)·B`` (Rodrigues' formula premultiplied by ``R``);
-    - :data:`PRISMATIC`, K = 5: ``[R | u | t]``, local translation ``t + v·u``.
+    - :data:`PRISMATIC`, K = 5: ``[R | u | t]``, local translation ``t + v·u``;
+    - :data:`REVOLUTE_AXIS`, about ``sign·e_k``, K = 4: ``[R | t]``; the
+      rotation about ``e_k`` only mixes columns ``i, j`` (``i, j, k`` cyclic,
+      held in ``columns``) of the product, so a batch costs less than half the
+      arithmetic and memory of the general case.
 
-    The translation ``t`` is always the last column.
+    The translation ``t`` is always the last column.  Build with :func:`make_step`.
+    """
+
+    parent: int
+    child: int
+    kind: int
+    block: Matrix
+    columns: tuple[int, int, int] = (0, 1, 2)
+    sign: float = 1.0
+
+    @property
+    def block_t(self) -> Matrix:
+        """The transposed block, shape (K, 3): left factor of the batch-last product."""
+        return self.block.T
+
+
+def make_step(parent: int, child: int, kind: int, origin: Matrix, axis: Sequence[float] | Matrix = (0, 0, 1)) -> Step:
+    """Return the step from frame ``parent`` to ``child`` through the 4×4 ``origin`` and a motion.
+
+    ``kind`` is :data:`FIXED`, :data:`REVOLUTE` or :data:`PRISMATIC`; ``axis``
+    is a unit vector in the frame ``origin`` leads to (ignored for
+    :data:`FIXED`).  A revolute step about exactly ``±e_k`` becomes
+    :data:`REVOLUTE_AXIS`.
     """
     rot, t = origin[:3, :3], origin[:3, 3:4]
     if kind == FIXED:
-        return np.hstack([rot, t])
+        return Step(parent, child, FIXED, np.hstack([rot, t]))
     u: Matrix = np.asarray(axis, dtype=float)
     if kind == PRISMATIC:
-        return np.hstack([rot, (rot @ u)[:, None], t])
+        return Step(parent, child, PRISMATIC, np.hstack([rot, (rot @ u)[:, None], t]))
+    nonzero = np.flatnonzero(u)
+    if len(nonzero) == 1 and abs(u[nonzero[0]]) == 1.0:
+        k = int(nonzero[0])
+        columns = ((k + 1) % 3, (k + 2) % 3, k)
+        return Step(parent, child, REVOLUTE_AXIS, np.hstack([rot, t]), columns, float(u[k]))
     along = rot @ np.outer(u, u)
-    return np.hstack([along, rot - along, rot @ skew(tuple(u)), t])
+    return Step(parent, child, REVOLUTE, np.hstack([along, rot - along, rot @ skew(tuple(u)), t]))
 
 
 def empty_frames(count: int, batch: int) -> Matrix:
@@ -60,32 +94,37 @@ def empty_frames(count: int, batch: int) -> Matrix:
     return frames
 
 
-def apply_step(
-    frames: Matrix,
-    parent: int,
-    child: int,
-    block_t: Matrix,
-    kind: int,
-    value: Matrix | None,
-) -> None:
-    """Set ``frames[child] = frames[parent] · local(value)`` for the whole batch.
+def apply_step(frames: Matrix, step: Step, value: Matrix | None) -> None:
+    """Set ``frames[step.child] = frames[step.parent] · local(value)`` for the whole batch.
 
-    ``block_t`` is the transposed :func:`step_block` (shape K×3, the left factor
-    of the batch-last product); ``value`` has one entry per batch element
-    (unused, may be ``None``, for :data:`FIXED`).
+    ``value`` has one entry per batch element (unused, may be ``None``, for :data:`FIXED`).
     """
-    product = np.matmul(block_t, frames[parent, :3, :3])  # (3, K, batch)
-    rotation = frames[child, :3, :3]
-    position = frames[child, :3, 3]
-    np.add(product[:, -1], frames[parent, :3, 3], out=position)
-    if kind == REVOLUTE:
+    product = np.matmul(step.block_t, frames[step.parent, :3, :3])  # (3, K, batch)
+    rotation = frames[step.child, :3, :3]
+    position = frames[step.child, :3, 3]
+    np.add(product[:, -1], frames[step.parent, :3, 3], out=position)
+    if step.kind == REVOLUTE_AXIS:
+        assert value is not None
+        # (parent R · R) · Rot(e_k, v): column i' = cos·m_i + sin·m_j,
+        # column j' = cos·m_j − sin·m_i, column k unchanged.
+        cos, sin = np.cos(value), np.sin(value)
+        if step.sign < 0.0:
+            np.negative(sin, out=sin)
+        i, j, k = step.columns
+        first, second = product[:, i], product[:, j]
+        np.multiply(first, cos, out=rotation[:, i])
+        rotation[:, i] += second * sin
+        np.multiply(second, cos, out=rotation[:, j])
+        rotation[:, j] -= first * sin
+        rotation[:, k] = product[:, k]
+    elif step.kind == REVOLUTE:
         assert value is not None
         np.multiply(product[:, 3:6], np.cos(value), out=rotation)
         rotation += product[:, 0:3]
         rotation += product[:, 6:9] * np.sin(value)
     else:
         rotation[...] = product[:, 0:3]
-        if kind == PRISMATIC:
+        if step.kind == PRISMATIC:
             assert value is not None
             position += product[:, 3] * value
 
@@ -113,6 +152,6 @@ def as_batch(robot: str, q: npt.ArrayLike, joint_names: Sequence[str]) -> tuple[
             f"expected {n} joint values ({', '.join(joint_names)}), got shape {values.shape}",
         )
     if not np.isfinite(batch).all():
-        bad = sorted({joint_names[i] for i in np.nonzero(~np.isfinite(batch))[1]})
+        bad = sorted({joint_names[int(i)] for i in np.nonzero(~np.isfinite(batch))[1]})
         raise InvalidJointValue(robot, f"non-finite value for joint(s) {', '.join(bad)}")
     return batch, single
