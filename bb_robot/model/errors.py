@@ -6,7 +6,7 @@ and its message says what to pass or change instead.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -185,3 +185,88 @@ class InvalidJointValue(BbRobotError):
     def __init__(self, robot: str, message: str) -> None:
         super().__init__(f"robot '{robot}': {message}")
         self.robot = robot
+
+
+# ------------------------------------------------------------------ serial manipulators
+def _axis_text(axis: Sequence[float]) -> str:
+    return "(" + ", ".join(f"{float(c):.6g}" for c in axis) + ")"
+
+
+class SerialChainError(KinematicsError):
+    """A robot (or its part between base and tip) that cannot be a serial-manipulator model."""
+
+
+class NotSerialError(SerialChainError):
+    """Two or more movable joints branch below a link of the chain and no tip link chose between them.
+
+    ``link`` is the chain link below which they branch (through fixed joints,
+    which never count as branches); ``joints`` are the competing movable joints;
+    ``tips`` are links to pass as ``tip`` instead.
+    """
+
+    def __init__(self, robot: str, link: str, joints: Sequence[str], tips: Sequence[str]) -> None:
+        super().__init__(
+            robot,
+            f"robot '{robot}' is not a serial chain: below link '{link}' the movable joints "
+            f"{_listing(joints)} branch (fixed joints are merged and never count); "
+            f"pass tip=<link> to choose the chain, e.g. {_listing(tips)}",
+        )
+        self.link = link
+        self.joints = tuple(joints)
+        self.tips = tuple(tips)
+
+
+class UnsupportedJointError(SerialChainError):
+    """Joints in the chain that a serial manipulator cannot have (floating, planar, mimic…).
+
+    ``reasons`` maps every such joint, in chain order, to why; ``joint`` is the first.
+    """
+
+    def __init__(self, robot: str, reasons: Mapping[str, str]) -> None:
+        lines = "; ".join(f"joint '{name}' {why}" for name, why in reasons.items())
+        super().__init__(
+            robot,
+            f"robot '{robot}' cannot be a serial manipulator: {lines}; "
+            "its joints must be revolute, continuous, prismatic (or fixed, merged into offsets) "
+            "and independent: pass another tip (or base) to leave them out of the chain",
+        )
+        self.reasons = dict(reasons)
+        self.joints = tuple(reasons)
+        self.joint = self.joints[0]
+
+
+class OffAxisJointError(SerialChainError):
+    """Strict mode found joints that do not act about +z of their joint frame.
+
+    ``axes`` maps every such joint, in chain order, to its unit axis; ``joint``
+    and ``axis`` are the first of them.
+    """
+
+    def __init__(self, robot: str, axes: Mapping[str, Sequence[float]], tolerance: float) -> None:
+        listed = "; ".join(f"joint '{name}' acts about {_axis_text(axis)}" for name, axis in axes.items())
+        super().__init__(
+            robot,
+            f"robot '{robot}': {listed} in its joint frame, not about +z (0, 0, 1) (tolerance {tolerance:g}); "
+            "a strict serial model needs every actuation about +z: "
+            "pass strict=False to re-express each axis as +z by a change of the joint frame",
+        )
+        self.axes = {name: tuple(float(c) for c in axis) for name, axis in axes.items()}
+        self.joint = next(iter(axes))
+        self.axis = self.axes[self.joint]
+        self.tolerance = tolerance
+
+
+class InvalidTransform(SerialChainError):
+    """A transform argument (``base_pose``, an end-effector ``offset``) that is not a finite rigid 4×4.
+
+    ``argument`` names it.
+    """
+
+    def __init__(self, robot: str, argument: str, reason: str) -> None:
+        super().__init__(
+            robot,
+            f"robot '{robot}': {argument} {reason}; pass a 4×4 rigid transform "
+            "(orthonormal rotation with determinant +1, last row 0 0 0 1)"
+            + (", or a point (x, y, z)" if argument == "offset" else ", or None for the identity"),
+        )
+        self.argument = argument

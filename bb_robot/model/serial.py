@@ -1,0 +1,605 @@
+"""The serial-manipulator model: one chain of RZ / TZ joints from a base link to a tip frame.
+
+:meth:`SerialManipulator.from_robot` extracts the chain from a
+:class:`~bb_robot.model.robot.Robot` (URDF, or SDF converted to URDF
+convention); :meth:`SerialManipulator.from_urdf` loads a file first.  The
+model computes, for one configuration ``q`` of shape ``(n,)`` or a batch of
+shape ``(B, n)``, the pose of every chain frame and of the end effector, and
+the geometric Jacobian.  ``docs/serial.md`` states the conventions; in short:
+
+Frames
+    ``W`` the model (world) frame; ``base_pose`` places the base link in it.
+    ``L_0`` is the base link, ``L_i`` (i = 1…n) the child link of joint i-1
+    (the robot's own link frames).  ``J_i`` is joint i's frame *after* its
+    motion, whose +z is the actuation axis.  ``E`` is the tip (end-effector)
+    frame, the tip link's frame.
+
+Offsets
+    ``W_T_J_i = W_T_L_i · offset_before[i] · A_i(q_i)`` with ``A_i`` a rotation
+    about z (``"RZ"``) or translation along z (``"TZ"``);
+    ``W_T_L_{i+1} = W_T_J_i · offset_after[i]``; ``W_T_E = W_T_L_n · tip_offset``.
+    ``offset_before[i]`` merges the fixed joints between ``L_i`` and joint i,
+    joint i's origin and, in normalising mode, the frame change that makes its
+    axis +z; ``offset_after[i]`` undoes that frame change (the identity when
+    the robot's axis already is +z, always so in strict mode).
+
+Jacobian
+    Geometric, 6×n, rows ``(vx, vy, vz, wx, wy, wz)``: the linear velocity of
+    the end effector's origin (or of a point offset from it) then the angular
+    velocity, both expressed in ``W`` (Pinocchio's ``LOCAL_WORLD_ALIGNED``).
+    ``W`` is the base link frame when ``base_pose`` is the identity.
+
+Pure Python and numpy; batches reuse the batch-last products of
+:mod:`bb_robot.model.batch` that :class:`~bb_robot.model.kinematics.ForwardKinematics`
+uses too.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from typing import Final, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, Step, apply_step, as_batch, empty_frames, make_step
+from bb_robot.model.errors import (
+    InvalidTransform,
+    NotSerialError,
+    OffAxisJointError,
+    UnknownLink,
+    UnsupportedJointError,
+)
+from bb_robot.model.geometry import Vec3
+from bb_robot.model.robot import Joint, Robot
+from bb_robot.model.transforms import Matrix, origin_to_matrix
+
+#: How a joint of the model moves: rotation about +z or translation along +z of its joint frame.
+Actuation = Literal["RZ", "TZ"]
+RZ: Final = "RZ"
+TZ: Final = "TZ"
+#: Robot joint types and the actuation each becomes.
+ACTUATION_OF: Mapping[str, Actuation] = {"revolute": RZ, "continuous": RZ, "prismatic": TZ}
+#: Strict mode accepts a unit axis within this distance of +z (and still models it exactly).
+STRICT_AXIS_TOLERANCE: Final = 1e-6
+
+_EZ = np.array([0.0, 0.0, 1.0])
+_HALF_TURN_X = np.diag([1.0, -1.0, -1.0])
+
+
+def _frozen(matrix: npt.ArrayLike) -> Matrix:
+    array = np.array(matrix, dtype=float)
+    array.flags.writeable = False
+    return array
+
+
+@dataclass(frozen=True, eq=False)
+class SerialJoint:
+    """One actuated joint of a :class:`SerialManipulator`.
+
+    - ``offset_before``: 4×4 from the previous chain link frame (``parent_link``:
+      the base link, or the child link of the previous joint) to this joint's
+      frame at zero; it includes the fixed joints ``fixed_before``.
+    - ``actuation``: ``"RZ"`` (revolute, continuous) or ``"TZ"`` (prismatic),
+      about / along +z of the joint frame.
+    - ``offset_after``: 4×4 from the joint frame after motion to ``child_link``'s
+      frame (a pure rotation; the identity unless normalising mode re-expressed the axis).
+    - ``lower`` / ``upper``: position limits (±inf for continuous joints and
+      where the robot has none); ``velocity``, ``effort``: inf where the robot has none.
+    - ``joint_type`` and ``axis``: the robot joint's type and unit axis (in the
+      robot's joint frame, before any re-expression).
+    """
+
+    name: str
+    actuation: Actuation
+    offset_before: Matrix
+    offset_after: Matrix
+    lower: float
+    upper: float
+    velocity: float
+    effort: float
+    parent_link: str
+    child_link: str
+    joint_type: str
+    axis: Vec3
+    fixed_before: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class SerialPoses:
+    """Poses from one forward pass, in the model frame ``W``.
+
+    Shapes for ``q`` of shape ``(n,)``; a batch ``(B, n)`` prefixes ``B``:
+    ``links`` ``(n + 1, 4, 4)`` (base link, then each joint's child link),
+    ``joints`` ``(n, 4, 4)`` (joint frames after motion, +z the axis),
+    ``end_effector`` ``(4, 4)``.
+    """
+
+    links: Matrix
+    joints: Matrix
+    end_effector: Matrix
+
+
+class SerialManipulator:
+    """A serial chain of RZ / TZ joints; build with :meth:`from_robot` or :meth:`from_urdf`.
+
+    Immutable: :meth:`with_base_pose` returns a copy placed elsewhere.
+    """
+
+    def __init__(
+        self,
+        robot_name: str,
+        base_link: str,
+        joints: Sequence[SerialJoint],
+        tip_link: str,
+        tip_offset: npt.ArrayLike | None = None,
+        base_pose: npt.ArrayLike | None = None,
+        *,
+        tip_fixed: Sequence[str] = (),
+        strict: bool = True,
+    ) -> None:
+        """Assemble a model from its parts (normally called by :meth:`from_robot`).
+
+        Raises :class:`InvalidTransform` when ``base_pose`` or ``tip_offset`` is not a rigid transform.
+        """
+        self.robot_name = robot_name
+        self.base_link = base_link
+        self.joints: tuple[SerialJoint, ...] = tuple(joints)
+        self.tip_link = tip_link
+        self.tip_offset: Matrix = _frozen(_checked_pose(robot_name, "tip_offset", tip_offset))
+        self.base_pose: Matrix = _frozen(_checked_pose(robot_name, "base_pose", base_pose))
+        self.tip_fixed: tuple[str, ...] = tuple(tip_fixed)
+        self.strict = strict
+        self.joint_names: tuple[str, ...] = tuple(j.name for j in self.joints)
+        #: The chain links: the base link, then the child link of each joint.
+        self.link_names: tuple[str, ...] = (base_link, *(j.child_link for j in self.joints))
+        self.actuations: tuple[Actuation, ...] = tuple(j.actuation for j in self.joints)
+        self.lower_limits: Matrix = _frozen([j.lower for j in self.joints])
+        self.upper_limits: Matrix = _frozen([j.upper for j in self.joints])
+        self.velocity_limits: Matrix = _frozen([j.velocity for j in self.joints])
+        self.effort_limits: Matrix = _frozen([j.effort for j in self.joints])
+        self._prismatic = np.array([a == TZ for a in self.actuations], dtype=bool)
+        self._is_prismatic = tuple(a == TZ for a in self.actuations)
+        self._plan()
+
+    # ------------------------------------------------------------------ building
+    @classmethod
+    def from_robot(
+        cls,
+        robot: Robot,
+        tip: str | None = None,
+        *,
+        strict: bool = True,
+        base: str | None = None,
+        base_pose: npt.ArrayLike | None = None,
+    ) -> SerialManipulator:
+        """Return the serial manipulator of ``robot`` from ``base`` (default: the root link).
+
+        Fixed joints are merged into offsets and never count as branches.
+        Without ``tip``, each movable joint reached from the current chain link
+        through fixed joints only must be alone (else :class:`NotSerialError`
+        naming the competing joints and tips to pass); the chain ends at the
+        last movable joint, and the tip is the last link of the unique fixed
+        path after it (a flange or tool frame): where that path branches or
+        ends, there.  With ``tip``, the chain is ``robot.path_between(base, tip)``
+        (:class:`UnknownLink`, :class:`NotAnAncestor` propagate) and other
+        branches are ignored.
+
+        Revolute and continuous joints become ``"RZ"``, prismatic ``"TZ"``;
+        floating, planar or other types and mimic joints in the chain raise
+        :class:`UnsupportedJointError` naming each.  In ``strict`` mode every
+        axis must be +z of its joint frame (within :data:`STRICT_AXIS_TOLERANCE`),
+        else :class:`OffAxisJointError` naming each; with ``strict=False`` any
+        axis is re-expressed as +z by a change of the joint frame.
+        """
+        base_link = robot.root_link if base is None else robot.get_link(base).name
+        if tip is None:
+            path, tip_link = _walk(robot, base_link)
+        else:
+            trail = robot.path_between(base_link, tip)
+            path, tip_link = [robot.joints[name] for name in trail[1::2]], tip
+        _check_joints(robot.name, path)
+        if strict:
+            off = {
+                j.name: j.axis
+                for j in path
+                if j.type in ACTUATION_OF and float(np.linalg.norm(_unit(robot.name, j) - _EZ)) > STRICT_AXIS_TOLERANCE
+            }
+            if off:
+                raise OffAxisJointError(robot.name, off, STRICT_AXIS_TOLERANCE)
+
+        joints: list[SerialJoint] = []
+        offset = np.eye(4)
+        merged: list[str] = []
+        previous = base_link
+        for joint in path:
+            if joint.type == "fixed":
+                offset = offset @ origin_to_matrix(joint.origin)
+                merged.append(joint.name)
+                continue
+            axis = _unit(robot.name, joint)
+            frame = np.eye(4)
+            frame[:3, :3] = _rotation_onto(axis)
+            joints.append(
+                SerialJoint(
+                    name=joint.name,
+                    actuation=ACTUATION_OF[joint.type],
+                    offset_before=_frozen(offset @ origin_to_matrix(joint.origin) @ frame),
+                    offset_after=_frozen(frame.T),
+                    parent_link=previous,
+                    child_link=joint.child_link,
+                    joint_type=joint.type,
+                    axis=(float(axis[0]), float(axis[1]), float(axis[2])),
+                    fixed_before=tuple(merged),
+                    **_limits(joint),
+                )
+            )
+            offset, merged, previous = np.eye(4), [], joint.child_link
+        return cls(
+            robot.name,
+            base_link,
+            joints,
+            tip_link,
+            offset,
+            base_pose,
+            tip_fixed=merged,
+            strict=strict,
+        )
+
+    @classmethod
+    def from_urdf(
+        cls,
+        path: str | PathLike[str],
+        tip: str | None = None,
+        *,
+        strict: bool = False,
+        base: str | None = None,
+        base_pose: npt.ArrayLike | None = None,
+        xacro_args: Mapping[str, str] | None = None,
+        drop_world: bool = False,
+    ) -> SerialManipulator:
+        """Load a URDF (or xacro) file and return its serial manipulator.
+
+        Normalising (``strict=False``) by default: URDF axes are rarely all +z.
+        Other arguments as :meth:`from_robot` and :func:`bb_robot.urdf.builder.load_urdf`.
+        """
+        from bb_robot.urdf.builder import load_urdf
+
+        robot = load_urdf(path, xacro_args=xacro_args, drop_world=drop_world)
+        return cls.from_robot(robot, tip, strict=strict, base=base, base_pose=base_pose)
+
+    def with_base_pose(self, base_pose: npt.ArrayLike | None) -> SerialManipulator:
+        """Return a copy of this model whose base link sits at ``base_pose`` in the model frame."""
+        return SerialManipulator(
+            self.robot_name,
+            self.base_link,
+            self.joints,
+            self.tip_link,
+            self.tip_offset,
+            base_pose,
+            tip_fixed=self.tip_fixed,
+            strict=self.strict,
+        )
+
+    # ---------------------------------------------------------------- properties
+    @property
+    def dof(self) -> int:
+        """The number of joints (coordinates)."""
+        return len(self.joints)
+
+    def __len__(self) -> int:
+        return len(self.joints)
+
+    def __repr__(self) -> str:
+        return (
+            f"SerialManipulator({self.robot_name!r}, {self.base_link!r} -> {self.tip_link!r}, "
+            f"joints={list(self.joint_names)!r}, actuations={''.join(a[0] for a in self.actuations)})"
+        )
+
+    # ------------------------------------------------------------------ compute
+    def forward(self, q: npt.ArrayLike) -> SerialPoses:
+        """Return the poses of every chain link, joint frame and the end effector for ``q``.
+
+        ``q`` has shape ``(n,)`` or ``(B, n)``.  Raises
+        :class:`~bb_robot.model.errors.InvalidJointValue` for a wrong shape or a non-finite value.
+        """
+        batch, single = as_batch(self.robot_name, q, self.joint_names)
+        if single:
+            return self._forward_single(batch[0])
+        frames = self._frames(batch)
+        poses = frames.transpose(3, 0, 1, 2)
+        return SerialPoses(poses[:, self._links], poses[:, self._joint_frames], poses[:, self._tip])
+
+    def link_poses(self, q: npt.ArrayLike) -> Matrix:
+        """Return the poses of :attr:`link_names` in ``W``: shape ``(n + 1, 4, 4)`` or ``(B, n + 1, 4, 4)``."""
+        return self.forward(q).links
+
+    def end_effector_pose(self, q: npt.ArrayLike, offset: npt.ArrayLike | None = None) -> Matrix:
+        """Return the end-effector pose in ``W``: shape ``(4, 4)`` or ``(B, 4, 4)``.
+
+        ``offset`` (a 4×4 transform, or a point as 3 numbers) places the end
+        effector relative to the tip frame: the result is ``W_T_E · offset``.
+        """
+        pose = self.forward(q).end_effector
+        if offset is None:
+            return pose
+        result: Matrix = pose @ _offset_matrix(self.robot_name, offset)
+        return result
+
+    def frame_poses(self, q: npt.ArrayLike) -> dict[str, Matrix]:
+        """Return the pose of every chain link and of the tip, by name, for one configuration or a batch."""
+        poses = self.forward(q)
+        result = {name: poses.links[..., i, :, :] for i, name in enumerate(self.link_names)}
+        result[self.tip_link] = poses.end_effector
+        return result
+
+    def jacobian(self, q: npt.ArrayLike, *, link: str | None = None, offset: npt.ArrayLike | None = None) -> Matrix:
+        """Return the geometric Jacobian in ``W``: shape ``(6, n)`` or ``(B, 6, n)``.
+
+        Rows are the linear velocity of a point then the angular velocity,
+        both in ``W`` axes (Pinocchio's ``LOCAL_WORLD_ALIGNED``).  The point is
+        the origin of the end effector, or of chain link ``link`` (one of
+        :attr:`link_names` or the tip link; joints beyond it get zero columns),
+        moved by ``offset`` (a 4×4 whose translation is used, or 3 numbers) in
+        that frame.  Column i: ``[z_i × (p - o_i); z_i]`` for RZ and
+        ``[z_i; 0]`` for TZ, with ``z_i``, ``o_i`` the axis and origin of joint i in ``W``.
+        """
+        columns, frame = self._jacobian_target(link)
+        point = None if offset is None else _offset_matrix(self.robot_name, offset)[:3, 3]
+        batch, single = as_batch(self.robot_name, q, self.joint_names)
+        prismatic = self._prismatic[:columns]
+        if single:
+            poses = self._forward_single(batch[0])
+            target = poses.end_effector if frame is None else poses.links[frame]
+            p = target[:3, 3] if point is None else target[:3, :3] @ point + target[:3, 3]
+            z = poses.joints[:columns, :3, 2].T  # (3, c)
+            d = p[:, None] - poses.joints[:columns, :3, 3].T
+            single_result = np.zeros((6, self.dof))
+            single_result[:3, :columns] = np.where(prismatic, z, _cross(z, d))
+            single_result[3:, :columns] = np.where(prismatic, 0.0, z)
+            return single_result
+        frames = self._frames(batch)
+        target = frames[self._tip if frame is None else self._links[frame]]  # (4, 4, B)
+        p = target[:3, 3] if point is None else np.einsum("ijb,j->ib", target[:3, :3], point) + target[:3, 3]
+        joint_frames = frames[self._joint_frames[:columns]]  # (c, 4, 4, B)
+        z = joint_frames[:, :3, 2].transpose(1, 0, 2)  # (3, c, B)
+        d = p[:, None, :] - joint_frames[:, :3, 3].transpose(1, 0, 2)
+        result = np.zeros((6, self.dof, batch.shape[0]))
+        result[:3, :columns] = np.where(prismatic[:, None], z, _cross(z, d))
+        result[3:, :columns] = np.where(prismatic[:, None], 0.0, z)
+        return result.transpose(2, 0, 1)
+
+    # ------------------------------------------------------------------ internals
+    def _plan(self) -> None:
+        """Lay out the batch-last frames and the steps that fill them.
+
+        Frame 0 is the base link; then per joint its joint frame and, when
+        ``offset_after`` is not the identity, its child link frame; then the
+        tip frame when ``tip_offset`` is not the identity.  Identity offsets
+        share the frame they would copy.
+        """
+        steps: list[tuple[Step, int]] = []  # (step, coordinate or -1)
+        links, joint_frames = [0], []
+        count = 1
+        for i, joint in enumerate(self.joints):
+            kind = REVOLUTE if joint.actuation == RZ else PRISMATIC
+            steps.append((make_step(links[-1], count, kind, np.asarray(joint.offset_before), _EZ), i))
+            joint_frames.append(count)
+            count += 1
+            if np.array_equal(joint.offset_after, np.eye(4)):
+                links.append(joint_frames[-1])
+            else:
+                steps.append((make_step(joint_frames[-1], count, FIXED, np.asarray(joint.offset_after)), -1))
+                links.append(count)
+                count += 1
+        if np.array_equal(self.tip_offset, np.eye(4)):
+            tip = links[-1]
+        else:
+            steps.append((make_step(links[-1], count, FIXED, np.asarray(self.tip_offset)), -1))
+            tip = count
+            count += 1
+        self._steps = tuple(steps)
+        self._frame_count = count
+        self._links = np.array(links, dtype=np.intp)
+        self._joint_frames = np.array(joint_frames, dtype=np.intp)
+        self._tip = tip
+        self._identity_after = tuple(np.array_equal(j.offset_after, np.eye(4)) for j in self.joints)
+        self._identity_tip = np.array_equal(self.tip_offset, np.eye(4))
+
+    def _frames(self, batch: Matrix) -> Matrix:
+        """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
+        frames = empty_frames(self._frame_count, batch.shape[0])
+        frames[0] = self.base_pose[:, :, None]
+        for step, coordinate in self._steps:
+            apply_step(frames, step, None if coordinate < 0 else batch[:, coordinate])
+        return frames
+
+    def _forward_single(self, q: Matrix) -> SerialPoses:
+        """One configuration with plain 4×4 products: less overhead than a batch of one."""
+        n = self.dof
+        links = np.empty((n + 1, 4, 4))
+        joints = np.empty((n, 4, 4))
+        links[0] = current = self.base_pose
+        for i, joint in enumerate(self.joints):
+            frame = joints[i]
+            np.matmul(current, joint.offset_before, out=frame)
+            if self._is_prismatic[i]:
+                frame[:3, 3] += q[i] * frame[:3, 2]
+            else:
+                c, s = math.cos(q[i]), math.sin(q[i])
+                x = frame[:3, 0].copy()
+                frame[:3, 0] = c * x + s * frame[:3, 1]
+                frame[:3, 1] = c * frame[:3, 1] - s * x
+            if self._identity_after[i]:
+                links[i + 1] = frame
+            else:
+                np.matmul(frame, joint.offset_after, out=links[i + 1])
+            current = links[i + 1]
+        tip = current.copy() if self._identity_tip else current @ self.tip_offset
+        return SerialPoses(links, joints, tip)
+
+    def _jacobian_target(self, link: str | None) -> tuple[int, int | None]:
+        """Return (number of joints moving the target, chain-link index or None for the end effector)."""
+        if link is None or link == self.tip_link:
+            return self.dof, None
+        if link in self.link_names:
+            index = self.link_names.index(link)
+            return index, index
+        raise UnknownLink(self.robot_name, link, [*self.link_names, self.tip_link])
+
+
+# ------------------------------------------------------------------------ chain extraction
+def _walk(robot: Robot, base: str) -> tuple[list[Joint], str]:
+    """Return the joints of the chain from ``base`` (movable and merged fixed ones) and the tip link."""
+    path: list[Joint] = []
+    link = base
+    while True:
+        reached = _movable_below(robot, link)
+        if not reached:
+            break
+        if len(reached) > 1:
+            names = [joint.name for joint, _ in reached]
+            raise NotSerialError(robot.name, link, names, _tip_suggestions(robot, link, names))
+        joint, fixed = reached[0]
+        path.extend(fixed)
+        path.append(joint)
+        link = joint.child_link
+    # Only fixed joints remain below: follow them while they do not branch.
+    while len(children := robot.child_joints(link)) == 1:
+        path.append(children[0])
+        link = children[0].child_link
+    return path, link
+
+
+def _movable_below(robot: Robot, link: str) -> list[tuple[Joint, list[Joint]]]:
+    """Return each movable joint reached from ``link`` through fixed joints only, with those fixed joints."""
+    found: list[tuple[Joint, list[Joint]]] = []
+    stack: list[tuple[str, list[Joint]]] = [(link, [])]
+    while stack:
+        current, fixed = stack.pop()
+        for joint in reversed(robot.child_joints(current)):
+            if joint.type == "fixed":
+                stack.append((joint.child_link, [*fixed, joint]))
+            else:
+                found.append((joint, fixed))
+    order = {name: i for i, name in enumerate(robot.topology.joint_order)}
+    return sorted(found, key=lambda item: order[item[0].name])
+
+
+def _tip_suggestions(robot: Robot, link: str, competing: Sequence[str]) -> list[str]:
+    """Links to pass as tip: the ends of the fixed paths below ``link``, then the competing joints' child links."""
+    ends: list[str] = []
+    stack = [link]
+    while stack:
+        current = stack.pop()
+        fixed = [j for j in robot.child_joints(current) if j.type == "fixed"]
+        if not fixed and current != link:
+            ends.append(current)
+        stack.extend(j.child_link for j in reversed(fixed))
+    return ends + [robot.joints[name].child_link for name in competing]
+
+
+def _check_joints(robot: str, path: Sequence[Joint]) -> None:
+    reasons: dict[str, str] = {}
+    for joint in path:
+        if joint.type == "fixed":
+            continue
+        if joint.type not in ACTUATION_OF:
+            reasons[joint.name] = (
+                f"is a {joint.type} joint; only revolute, continuous (RZ) and prismatic (TZ) joints are actuated"
+            )
+        elif joint.mimic is not None:
+            reasons[joint.name] = (
+                f"mimics joint '{joint.mimic.joint}' (value = {joint.mimic.multiplier:g}·'{joint.mimic.joint}' "
+                f"+ {joint.mimic.offset:g}); a serial manipulator's joints are independent"
+            )
+    if reasons:
+        raise UnsupportedJointError(robot, reasons)
+
+
+# ------------------------------------------------------------------------ small math
+def _unit(robot: str, joint: Joint) -> Matrix:
+    axis = np.asarray(joint.axis, dtype=float)
+    norm = float(np.linalg.norm(axis))
+    if not norm > 0.0 or not math.isfinite(norm):
+        raise UnsupportedJointError(robot, {joint.name: f"has an invalid axis {joint.axis}"})
+    result: Matrix = axis / norm
+    return result
+
+
+def _rotation_onto(axis: Matrix) -> Matrix:
+    """Return the rotation ``R`` with ``R · e_z = axis`` used to re-express a joint frame.
+
+    The identity for +z; for an axis with ``z >= 0`` the least rotation (about
+    ``e_z × axis``); for ``z < 0`` a half turn about x (y and z flipped) then
+    the least rotation onto the axis mirrored into ``z > 0``; so -z gives
+    ``diag(1, -1, -1)`` exactly.
+    """
+    if np.array_equal(axis, _EZ):
+        return np.eye(3)
+    if axis[2] < 0.0:
+        return _HALF_TURN_X @ _rotation_onto(_HALF_TURN_X @ axis)
+    x, y, z = (float(c) for c in axis)
+    # Rodrigues with v = e_z × axis = (-y, x, 0), cos = z: R = I + [v]× + [v]×² / (1 + cos).
+    v = np.array([[0.0, 0.0, x], [0.0, 0.0, y], [-x, -y, 0.0]])
+    rotation: Matrix = np.eye(3) + v + (v @ v) / (1.0 + z)
+    return rotation
+
+
+def _cross(a: Matrix, b: Matrix) -> Matrix:
+    """Cross product along the first axis (shape (3, …)), cheaper than ``np.cross`` on small arrays."""
+    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+
+
+def _limits(joint: Joint) -> dict[str, float]:
+    limits = joint.limits
+    lower = limits.lower if limits is not None and limits.lower is not None else None
+    upper = limits.upper if limits is not None and limits.upper is not None else None
+    if joint.type == "continuous":
+        lower = upper = None
+    return {
+        "lower": -math.inf if lower is None else float(lower),
+        "upper": math.inf if upper is None else float(upper),
+        "velocity": math.inf if limits is None or limits.velocity is None else float(limits.velocity),
+        "effort": math.inf if limits is None or limits.effort is None else float(limits.effort),
+    }
+
+
+def _checked_pose(robot: str, argument: str, pose: npt.ArrayLike | None) -> Matrix:
+    if pose is None:
+        return np.eye(4)
+    try:
+        matrix = np.array(pose, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidTransform(robot, argument, f"is not an array of numbers ({error})") from None
+    if matrix.shape != (4, 4):
+        raise InvalidTransform(robot, argument, f"has shape {matrix.shape}, not (4, 4)")
+    if not np.isfinite(matrix).all():
+        raise InvalidTransform(robot, argument, "has non-finite entries")
+    rotation = matrix[:3, :3]
+    if (
+        not np.allclose(matrix[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9)
+        or not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-6)
+        or np.linalg.det(rotation) < 0.0
+    ):
+        raise InvalidTransform(robot, argument, "is not a rigid transform")
+    return matrix
+
+
+def _offset_matrix(robot: str, offset: npt.ArrayLike) -> Matrix:
+    try:
+        array = np.array(offset, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidTransform(robot, "offset", f"is not an array of numbers ({error})") from None
+    if array.shape == (3,):
+        matrix = np.eye(4)
+        matrix[:3, 3] = array
+        return matrix
+    if array.shape != (4, 4):
+        raise InvalidTransform(robot, "offset", f"has shape {array.shape}, not (4, 4) nor a point (3,)")
+    if not np.isfinite(array).all():
+        raise InvalidTransform(robot, "offset", "has non-finite entries")
+    return array
