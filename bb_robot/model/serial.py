@@ -513,8 +513,8 @@ def _check_joints(robot: str, path: Sequence[Joint]) -> None:
             )
         elif joint.mimic is not None:
             reasons[joint.name] = (
-                f"mimics joint '{joint.mimic.joint}' (value = {joint.mimic.multiplier:g}·'{joint.mimic.joint}' "
-                f"+ {joint.mimic.offset:g}); a serial manipulator's joints are independent"
+                f"mimics joint '{joint.mimic.joint}' "
+                f"(value = {joint.mimic.multiplier:g}·{joint.mimic.joint} + {joint.mimic.offset:g})"
             )
     if reasons:
         raise UnsupportedJointError(robot, reasons)

@@ -354,9 +354,16 @@ def test_mimic_joints_in_the_chain_are_named() -> None:
     with pytest.raises(UnsupportedJointError) as caught:
         SerialManipulator.from_robot(robot)
     assert caught.value.joints == ("j2",)
-    assert "mimics joint 'j1'" in str(caught.value)
+    assert "joint 'j2' mimics joint 'j1' (value = 2·j1 + 0.5)" in str(caught.value)
     assert "independent" in str(caught.value)
     assert SerialManipulator.from_robot(robot, "b").joint_names == ("j1",)
+
+
+def test_bb_arm_right_finger_mimics_the_left_one(arm: Robot) -> None:
+    with pytest.raises(UnsupportedJointError) as caught:
+        SerialManipulator.from_robot(arm, "right_finger", strict=False)
+    assert caught.value.joints == ("right_finger_joint",)
+    assert "'left_finger_joint'" in str(caught.value) and "'bb_arm'" in str(caught.value)
 
 
 def test_a_mimic_outside_the_chain_does_not_matter(corpus_dir: Path) -> None:
