@@ -308,22 +308,32 @@ class SerialManipulator:
         """
         batch, single = as_batch(self.robot_name, q, self.joint_names)
         if single:
-            return self._forward_single(batch[0])
+            joints, links, tip = self._chain_single(batch[0])
+            return SerialPoses(_matrices(links), _matrices(joints), _matrices([tip])[0])
         frames = self._frames(batch)
         poses = frames.transpose(3, 0, 1, 2)
         return SerialPoses(poses[:, self._links], poses[:, self._joint_frames], poses[:, self._tip])
 
     def link_poses(self, q: npt.ArrayLike) -> Matrix:
         """Return the poses of :attr:`link_names` in ``W``: shape ``(n + 1, 4, 4)`` or ``(B, n + 1, 4, 4)``."""
-        return self.forward(q).links
+        batch, single = as_batch(self.robot_name, q, self.joint_names)
+        if single:
+            return _matrices(self._chain_single(batch[0])[1])
+        result: Matrix = self._frames(batch)[self._links].transpose(3, 0, 1, 2)
+        return result
 
     def end_effector_pose(self, q: npt.ArrayLike, offset: npt.ArrayLike | None = None) -> Matrix:
         """Return the end-effector pose in ``W``: shape ``(4, 4)`` or ``(B, 4, 4)``.
 
         ``offset`` (a 4×4 transform, or a point as 3 numbers) places the end
         effector relative to the tip frame: the result is ``W_T_E · offset``.
+        Batched results are strided views (``np.ascontiguousarray`` them if needed).
         """
-        pose = self.forward(q).end_effector
+        batch, single = as_batch(self.robot_name, q, self.joint_names)
+        if single:
+            pose: Matrix = _matrices([self._chain_single(batch[0])[2]])[0]
+        else:
+            pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
         if offset is None:
             return pose
         result: Matrix = pose @ _offset_matrix(self.robot_name, offset)
@@ -352,24 +362,44 @@ class SerialManipulator:
         batch, single = as_batch(self.robot_name, q, self.joint_names)
         prismatic = self._prismatic[:columns]
         if single:
-            poses = self._forward_single(batch[0])
-            target = poses.end_effector if frame is None else poses.links[frame]
-            p = target[:3, 3] if point is None else target[:3, :3] @ point + target[:3, 3]
-            z = poses.joints[:columns, :3, 2].T  # (3, c)
-            d = p[:, None] - poses.joints[:columns, :3, 3].T
+            joints, links, tip = self._chain_single(batch[0])
+            t = tip if frame is None else links[frame]
+            px, py, pz = t[3], t[7], t[11]
+            if point is not None:
+                u, v, w = (float(c) for c in point)
+                px, py, pz = (
+                    t[0] * u + t[1] * v + t[2] * w + px,
+                    t[4] * u + t[5] * v + t[6] * w + py,
+                    t[8] * u + t[9] * v + t[10] * w + pz,
+                )
             single_result = np.zeros((6, self.dof))
-            single_result[:3, :columns] = np.where(prismatic, z, _cross(z, d))
-            single_result[3:, :columns] = np.where(prismatic, 0.0, z)
+            if columns:
+                rows = []
+                for f, slides in zip(joints[:columns], self._is_prismatic, strict=False):
+                    ax, ay, az = f[2], f[6], f[10]
+                    if slides:
+                        rows.append((ax, ay, az, 0.0, 0.0, 0.0))
+                    else:
+                        dx, dy, dz = px - f[3], py - f[7], pz - f[11]
+                        rows.append((ay * dz - az * dy, az * dx - ax * dz, ax * dy - ay * dx, ax, ay, az))
+                single_result[:, :columns] = np.array(rows).T
             return single_result
         frames = self._frames(batch)
         target = frames[self._tip if frame is None else self._links[frame]]  # (4, 4, B)
         p = target[:3, 3] if point is None else np.einsum("ijb,j->ib", target[:3, :3], point) + target[:3, 3]
-        joint_frames = frames[self._joint_frames[:columns]]  # (c, 4, 4, B)
-        z = joint_frames[:, :3, 2].transpose(1, 0, 2)  # (3, c, B)
-        d = p[:, None, :] - joint_frames[:, :3, 3].transpose(1, 0, 2)
-        result = np.zeros((6, self.dof, batch.shape[0]))
-        result[:3, :columns] = np.where(prismatic[:, None], z, _cross(z, d))
-        result[3:, :columns] = np.where(prismatic[:, None], 0.0, z)
+        moving = self._joint_frames[:columns]
+        z = frames[moving, :3, 2]  # (c, 3, B): axes
+        d = p - frames[moving, :3, 3]  # (c, 3, B): from each joint origin to the point
+        result = np.empty((6, self.dof, batch.shape[0]))
+        result[:, columns:] = 0.0
+        # Linear rows: z × d for RZ joints (TZ columns are overwritten below).
+        for row, (a, b) in enumerate(((1, 2), (2, 0), (0, 1))):
+            np.multiply(z[:, a], d[:, b], out=result[row, :columns])
+            result[row, :columns] -= z[:, b] * d[:, a]
+        result[3:, :columns] = z.transpose(1, 0, 2)
+        for i in np.flatnonzero(prismatic):
+            result[:3, i] = z[i]
+            result[3:, i] = 0.0
         return result.transpose(2, 0, 1)
 
     # ------------------------------------------------------------------ internals
@@ -406,8 +436,13 @@ class SerialManipulator:
         self._links = np.array(links, dtype=np.intp)
         self._joint_frames = np.array(joint_frames, dtype=np.intp)
         self._tip = tip
-        self._identity_after = tuple(np.array_equal(j.offset_after, np.eye(4)) for j in self.joints)
-        self._identity_tip = np.array_equal(self.tip_offset, np.eye(4))
+        # One configuration: the same products on 3×4 affine rows of Python floats.
+        self._base_affine = _affine(self.base_pose)
+        self._before_affine = tuple(_affine(j.offset_before) for j in self.joints)
+        self._after_affine = tuple(
+            None if np.array_equal(j.offset_after, np.eye(4)) else _affine(j.offset_after) for j in self.joints
+        )
+        self._tip_affine = None if np.array_equal(self.tip_offset, np.eye(4)) else _affine(self.tip_offset)
 
     def _frames(self, batch: Matrix) -> Matrix:
         """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
@@ -417,29 +452,32 @@ class SerialManipulator:
             apply_step(frames, step, None if coordinate < 0 else batch[:, coordinate])
         return frames
 
-    def _forward_single(self, q: Matrix) -> SerialPoses:
-        """One configuration with plain 4×4 products: less overhead than a batch of one."""
-        n = self.dof
-        links = np.empty((n + 1, 4, 4))
-        joints = np.empty((n, 4, 4))
-        links[0] = current = self.base_pose
-        for i, joint in enumerate(self.joints):
-            frame = joints[i]
-            np.matmul(current, joint.offset_before, out=frame)
-            if self._is_prismatic[i]:
-                frame[:3, 3] += q[i] * frame[:3, 2]
-            else:
-                c, s = math.cos(q[i]), math.sin(q[i])
-                x = frame[:3, 0].copy()
-                frame[:3, 0] = c * x + s * frame[:3, 1]
-                frame[:3, 1] = c * frame[:3, 1] - s * x
-            if self._identity_after[i]:
-                links[i + 1] = frame
-            else:
-                np.matmul(frame, joint.offset_after, out=links[i + 1])
-            current = links[i + 1]
-        tip = current.copy() if self._identity_tip else current @ self.tip_offset
-        return SerialPoses(links, joints, tip)
+    def _chain_single(self, q: Matrix) -> tuple[list[_Affine], list[_Affine], _Affine]:
+        """Return the joint frames, the link frames and the tip frame of one configuration.
+
+        Plain Python floats on 3×4 affine rows: for one configuration, a dozen
+        small numpy operations per joint cost several times more than this.
+        """
+        current = self._base_affine
+        links, joints = [current], []
+        for value, before, after, slides in zip(
+            q.tolist(), self._before_affine, self._after_affine, self._is_prismatic, strict=True
+        ):
+            m = _compose(current, before)
+            if slides:  # translation along the frame's z (third column)
+                frame = (*m[:3], m[3] + value * m[2], *m[4:7], m[7] + value * m[6], *m[8:11], m[11] + value * m[10])
+            else:  # rotation about z mixes the first two columns
+                c, s = math.cos(value), math.sin(value)
+                frame = (
+                    c * m[0] + s * m[1], c * m[1] - s * m[0], m[2], m[3],
+                    c * m[4] + s * m[5], c * m[5] - s * m[4], m[6], m[7],
+                    c * m[8] + s * m[9], c * m[9] - s * m[8], m[10], m[11],
+                )  # fmt: skip
+            joints.append(frame)
+            current = frame if after is None else _compose(frame, after)
+            links.append(current)
+        tip = current if self._tip_affine is None else _compose(current, self._tip_affine)
+        return joints, links, tip
 
     def _jacobian_target(self, link: str | None) -> tuple[int, int | None]:
         """Return (number of joints moving the target, chain-link index or None for the end effector)."""
@@ -549,9 +587,33 @@ def _rotation_onto(axis: Matrix) -> Matrix:
     return rotation
 
 
-def _cross(a: Matrix, b: Matrix) -> Matrix:
-    """Cross product along the first axis (shape (3, …)), cheaper than ``np.cross`` on small arrays."""
-    return np.stack([a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]])
+_Affine = tuple[float, ...]  # the 12 entries of [R | t], row by row
+
+
+def _affine(matrix: Matrix) -> _Affine:
+    return tuple(float(x) for x in np.asarray(matrix)[:3].ravel())
+
+
+def _compose(t: _Affine, b: _Affine) -> _Affine:
+    """Return the product of two 3×4 affine transforms, as 12 floats."""
+    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11 = t
+    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11 = b
+    return (
+        t0 * b0 + t1 * b4 + t2 * b8, t0 * b1 + t1 * b5 + t2 * b9,
+        t0 * b2 + t1 * b6 + t2 * b10, t0 * b3 + t1 * b7 + t2 * b11 + t3,
+        t4 * b0 + t5 * b4 + t6 * b8, t4 * b1 + t5 * b5 + t6 * b9,
+        t4 * b2 + t5 * b6 + t6 * b10, t4 * b3 + t5 * b7 + t6 * b11 + t7,
+        t8 * b0 + t9 * b4 + t10 * b8, t8 * b1 + t9 * b5 + t10 * b9,
+        t8 * b2 + t9 * b6 + t10 * b10, t8 * b3 + t9 * b7 + t10 * b11 + t11,
+    )  # fmt: skip
+
+
+def _matrices(frames: Sequence[_Affine]) -> Matrix:
+    """Return 3×4 affine rows as an array of 4×4 homogeneous matrices, shape (len(frames), 4, 4)."""
+    result = np.empty((len(frames), 4, 4))
+    result[:, :3] = np.array(frames, dtype=float).reshape(len(frames), 3, 4)
+    result[:, 3] = (0.0, 0.0, 0.0, 1.0)
+    return result
 
 
 def _limits(joint: Joint) -> dict[str, float]:
