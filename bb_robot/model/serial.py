@@ -303,8 +303,10 @@ class SerialManipulator:
     def forward(self, q: npt.ArrayLike) -> SerialPoses:
         """Return the poses of every chain link, joint frame and the end effector for ``q``.
 
-        ``q`` has shape ``(n,)`` or ``(B, n)``.  Raises
-        :class:`~bb_robot.model.errors.InvalidJointValue` for a wrong shape or a non-finite value.
+        ``q`` has shape ``(n,)`` or ``(B, n)``; batched results are strided
+        views of one batch-last buffer (``np.ascontiguousarray`` them if
+        needed).  Raises :class:`~bb_robot.model.errors.InvalidJointValue` for
+        a wrong shape or a non-finite value.
         """
         batch, single = as_batch(self.robot_name, q, self.joint_names)
         if single:
@@ -385,11 +387,11 @@ class SerialManipulator:
                 single_result[:, :columns] = np.array(rows).T
             return single_result
         frames = self._frames(batch)
-        target = frames[self._tip if frame is None else self._links[frame]]  # (4, 4, B)
+        target = frames[self._tip] if frame is None else frames[self._links][frame]  # (4, 4, B)
         p = target[:3, 3] if point is None else np.einsum("ijb,j->ib", target[:3, :3], point) + target[:3, 3]
-        moving = self._joint_frames[:columns]
-        z = frames[moving, :3, 2]  # (c, 3, B): axes
-        d = p - frames[moving, :3, 3]  # (c, 3, B): from each joint origin to the point
+        moving = frames[self._joint_frames][:columns]  # a view
+        z = moving[:, :3, 2]  # (c, 3, B): axes
+        d = p - moving[:, :3, 3]  # (c, 3, B): from each joint origin to the point
         result = np.empty((6, self.dof, batch.shape[0]))
         result[:, columns:] = 0.0
         # Linear rows: z × d for RZ joints (TZ columns are overwritten below).
@@ -406,36 +408,33 @@ class SerialManipulator:
     def _plan(self) -> None:
         """Lay out the batch-last frames and the steps that fill them.
 
-        Frame 0 is the base link; then per joint its joint frame and, when
-        ``offset_after`` is not the identity, its child link frame; then the
-        tip frame when ``tip_offset`` is not the identity.  Identity offsets
-        share the frame they would copy.
+        Frame 0 is the base link.  When every ``offset_after`` is the identity
+        (always in strict mode), joint frame i is link frame i + 1: frames
+        ``0 … n``.  Otherwise links and joint frames alternate (``L_0, J_0,
+        L_1, J_1, …``).  Either way links and joint frames are slices of the
+        frames, so results are views, not gathered copies.  The tip frame
+        follows when ``tip_offset`` is not the identity, else it is the last link.
         """
+        n = self.dof
+        compact = all(np.array_equal(j.offset_after, np.eye(4)) for j in self.joints)
+        stride = 1 if compact else 2
         steps: list[tuple[Step, int]] = []  # (step, coordinate or -1)
-        links, joint_frames = [0], []
-        count = 1
         for i, joint in enumerate(self.joints):
+            link, frame = stride * i, stride * i + 1
             kind = REVOLUTE if joint.actuation == RZ else PRISMATIC
-            steps.append((make_step(links[-1], count, kind, np.asarray(joint.offset_before), _EZ), i))
-            joint_frames.append(count)
-            count += 1
-            if np.array_equal(joint.offset_after, np.eye(4)):
-                links.append(joint_frames[-1])
-            else:
-                steps.append((make_step(joint_frames[-1], count, FIXED, np.asarray(joint.offset_after)), -1))
-                links.append(count)
-                count += 1
-        if np.array_equal(self.tip_offset, np.eye(4)):
-            tip = links[-1]
-        else:
-            steps.append((make_step(links[-1], count, FIXED, np.asarray(self.tip_offset)), -1))
-            tip = count
+            steps.append((make_step(link, frame, kind, np.asarray(joint.offset_before), _EZ), i))
+            if not compact:
+                steps.append((make_step(frame, frame + 1, FIXED, np.asarray(joint.offset_after)), -1))
+        count = stride * n + 1
+        self._links = slice(0, count, stride)
+        self._joint_frames = slice(1, count, stride)
+        self._tip = count - 1
+        if not np.array_equal(self.tip_offset, np.eye(4)):
+            steps.append((make_step(count - 1, count, FIXED, np.asarray(self.tip_offset)), -1))
+            self._tip = count
             count += 1
         self._steps = tuple(steps)
         self._frame_count = count
-        self._links = np.array(links, dtype=np.intp)
-        self._joint_frames = np.array(joint_frames, dtype=np.intp)
-        self._tip = tip
         # One configuration: the same products on 3×4 affine rows of Python floats.
         self._base_affine = _affine(self.base_pose)
         self._before_affine = tuple(_affine(j.offset_before) for j in self.joints)
