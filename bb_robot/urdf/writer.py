@@ -32,11 +32,14 @@ Placeholders
 ------------
 * URDF (urdfdom) requires a ``<limit>`` with ``effort`` and ``velocity`` on revolute and
   prismatic joints.  Where the model does not know one of them (``None``, or ``+inf`` for
-  "no limit"), :data:`UNKNOWN_LIMIT` (``-1``) is written and a comment says so.  ``-1`` is
-  SDFormat's own "no limit" value, which sdformat_urdf passes through unchanged and Gazebo
-  reads as "not enforced"; ``0`` would stop the joint in a simulator.  Other consumers
-  differ (MoveIt bounds the velocity to ``|-1|`` = 1): give real limits where they matter.
-  An unknown ``lower`` or ``upper`` is left out (URDF's own reading of an absent bound).
+  "no limit"), ``unknown_limit`` (default :data:`UNKNOWN_LIMIT`, ``1e16``) is written and a
+  comment says so.  ``1e16`` means "no limit" to every consumer we know: it is the
+  magnitude SDFormat itself uses for unbounded joints, it is finite (URDF cannot hold
+  infinity) and positive (Pinocchio refuses a negative limit, so SDFormat's ``-1`` cannot be
+  used), and it is not ``0``, which a simulator enforces and the joint cannot move.  Tools
+  that plan with the limits (MoveIt) then see an unbounded velocity: give real limits where
+  they matter.  An unknown ``lower`` or ``upper`` is left out (URDF's own reading of an
+  absent bound).
   Other joint types get a ``<limit>`` only when the model has effort, velocity or bounds.
   Continuous joints have no position limits: their bounds and soft limits are not written.
 * A transmission joint needs a ``<hardwareInterface>`` (urdf_parser_py refuses the whole
@@ -49,12 +52,13 @@ Exactness
 ---------
 Every float is written with :func:`repr`, the shortest text that reads back as the same
 double.  The builder divides each joint axis by its length when it reads it; for the
-about one axis in three where that division would move the last bit of a component, the
-writer writes an equivalent axis (the same direction, slightly scaled) that the builder
-turns back into exactly the model's unit vector.  (For the rare direction where none is
-found, about 3 in 10,000 random directions, the axis is written as is and reads back
-within one unit in the last place.)  NaN and infinite values cannot be written in URDF:
-they raise :class:`UrdfWriteError`, except an infinite effort or velocity (see above).
+about one unit axis in three (of arbitrary direction) where that division would move the
+last bit of a component, the writer searches for an equivalent axis (the same direction,
+scaled by a factor in [1, 4)) that the builder turns back into exactly the model's unit
+vector.  Where none is found (about 3 in 10,000 random directions; no axis of the test
+corpora) the axis is written as is and reads back within a few units in the last place.
+NaN and infinite values cannot be written in URDF: they raise :class:`UrdfWriteError`,
+except an infinite effort or velocity (see above).
 
 Mesh URIs
 ---------
@@ -100,8 +104,8 @@ __all__ = [
     "robot_to_urdf",
 ]
 
-UNKNOWN_LIMIT = -1.0
-"""Written for an unknown ``effort`` or ``velocity`` of a ``<limit>`` (SDFormat's "no limit")."""
+UNKNOWN_LIMIT = 1e16
+"""Written by default for an unknown ``effort`` or ``velocity`` of a ``<limit>`` ("no limit")."""
 
 SIMPLE_TRANSMISSION = "transmission_interface/SimpleTransmission"
 HARDWARE_INTERFACE = "hardware_interface/JointStateInterface"
@@ -111,10 +115,6 @@ _AXIS_TYPES = frozenset(("revolute", "continuous", "prismatic", "planar"))
 _BOUNDED_TYPES = frozenset(("revolute", "prismatic"))
 # Characters XML 1.0 cannot hold at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-_LIMIT_COMMENT = (
-    f" effort/velocity {UNKNOWN_LIMIT!r} = unknown (not in the model): a placeholder, "
-    "SDFormat's 'no limit'; give real limits where they matter "
-)
 _TRANSMISSION_COMMENT = (
     f" Transmissions: hardwareInterface {HARDWARE_INTERFACE} is a placeholder (bb_robot's model "
     "does not keep command interfaces; URDF requires one) "
@@ -163,15 +163,24 @@ def resolve_to_file_uris(resolver: Callable[[str], str | PathLike[str] | None], 
 
 
 # ---------------------------------------------------------------------------------- API
-def robot_to_urdf(robot: Robot, *, mesh_uri: UriMapper | None = None) -> str:
+def robot_to_urdf(
+    robot: Robot,
+    *,
+    mesh_uri: UriMapper | None = None,
+    unknown_limit: float = UNKNOWN_LIMIT,
+) -> str:
     """Return ``robot`` as a URDF document (text, with an XML declaration and a final newline).
 
     ``mesh_uri`` maps each mesh filename and texture URI (default :func:`keep_uris`); see
-    :func:`resolve_to_file_uris`.  Raises :class:`UrdfWriteError` for a model URDF cannot
-    hold: NaN or infinite values (but see the module notes on limits), empty names, names
-    with characters XML cannot carry, unknown joint types.
+    :func:`resolve_to_file_uris`.  ``unknown_limit`` is written for an effort or velocity
+    limit URDF requires and the model does not know (see the module notes).  Raises
+    :class:`UrdfWriteError` for a model URDF cannot hold: NaN or infinite values (but see the
+    module notes on limits), empty names, names with characters XML cannot carry, unknown
+    joint types, a zero axis on a joint that moves.
     """
-    root = _Writer(robot, mesh_uri or keep_uris).document()
+    if not math.isfinite(unknown_limit):
+        raise UrdfWriteError(robot.name, "unknown_limit", f"{unknown_limit!r} is not a finite number")
+    root = _Writer(robot, mesh_uri or keep_uris, float(unknown_limit)).document()
     ET.indent(root, space="  ")
     return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
@@ -200,7 +209,7 @@ def _axis_scales() -> Iterable[float]:
         yield up
         yield down
     golden = (math.sqrt(5.0) - 1.0) / 2.0
-    for k in range(1, 225):  # a fixed low-discrepancy walk over [1, 4)
+    for k in range(1, 1000):  # a fixed low-discrepancy walk over [1, 4)
         yield 1.0 + 3.0 * ((k * golden) % 1.0)
 
 
@@ -217,9 +226,10 @@ def _axis_to_write(axis: Vec3) -> Vec3:
 
 
 class _Writer:
-    def __init__(self, robot: Robot, mesh_uri: UriMapper) -> None:
+    def __init__(self, robot: Robot, mesh_uri: UriMapper, unknown_limit: float) -> None:
         self.robot = robot
         self.mesh_uri = mesh_uri
+        self.unknown_limit = unknown_limit
         self.shared = self._shared_materials()
 
     # -- checks ----------------------------------------------------------------------------
@@ -417,15 +427,21 @@ class _Writer:
         velocity = _known_rate(limits.velocity)
         if joint.type in _BOUNDED_TYPES or any(v is not None for v in (lower, upper, effort, velocity)):
             if effort is None or velocity is None:
-                element.append(ET.Comment(_LIMIT_COMMENT))
+                element.append(
+                    ET.Comment(
+                        f" effort/velocity {self.unknown_limit!r}: a placeholder for a limit the model "
+                        "does not know (URDF requires both); give real limits where they matter "
+                    )
+                )
             limit = ET.SubElement(element, "limit")
             if lower is not None:
                 limit.set("lower", self.number(lower, f"{owner} <limit lower>"))
             if upper is not None:
                 limit.set("upper", self.number(upper, f"{owner} <limit upper>"))
-            limit.set("effort", self.number(UNKNOWN_LIMIT if effort is None else effort, f"{owner} <limit effort>"))
+            placeholder = self.unknown_limit
+            limit.set("effort", self.number(placeholder if effort is None else effort, f"{owner} <limit effort>"))
             limit.set(
-                "velocity", self.number(UNKNOWN_LIMIT if velocity is None else velocity, f"{owner} <limit velocity>")
+                "velocity", self.number(placeholder if velocity is None else velocity, f"{owner} <limit velocity>")
             )
         soft = (limits.soft_lower, limits.soft_upper) if bounded else (None, None)
         if soft != (None, None):
