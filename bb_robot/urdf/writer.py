@@ -18,7 +18,8 @@ What is written
   with the same definition, is defined once under ``<robot>`` and referenced by name; any
   other material is written inline.  (A name used with different definitions is written
   inline each time: bb_robot reads each visual's own colour back, but urdfdom, and so
-  RViz, applies the first definition of a name to all of them.)
+  RViz, applies the first definition of a name to all of them.  A name-only material whose
+  name another visual defines cannot be said in URDF: it reads back with that definition.)
 * Joints: type, ``<origin>`` (always), parent, child, ``<axis>`` (joints that use one),
   ``<limit>``, ``<dynamics>``, ``<mimic>`` (joint, multiplier, offset) and, for soft limits,
   ``<safety_controller>``.
