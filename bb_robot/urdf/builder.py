@@ -23,6 +23,7 @@
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from os import PathLike
 
@@ -141,13 +142,23 @@ def _joint(joint: ir.Joint) -> Joint:
 
 
 def _unit(joint: ir.Joint) -> Vec3:
-    """Return the joint's axis scaled to unit length (URDF does not require unit axes)."""
+    """Return the joint's axis scaled to unit length (URDF does not require unit axes).
+
+    An axis already of unit length to rounding is kept as written, so a model
+    written out as URDF reads back bit for bit.
+    """
     assert joint.axis is not None
     x, y, z = joint.axis
     norm = math.sqrt(x * x + y * y + z * z)
     if norm == 0.0:  # the parser rejects these; a hand-made IR may not
         raise ValueError(f"joint '{joint.name}' has a zero-length axis")
+    if abs(norm - 1.0) <= _UNIT_TOLERANCE:
+        return (x, y, z)
     return (x / norm, y / norm, z / norm)
+
+
+# A few units in the last place of 1.0: what normalising an already-unit vector can move.
+_UNIT_TOLERANCE = 8 * sys.float_info.epsilon
 
 
 def _limits(joint: ir.Joint) -> JointLimits | None:

@@ -52,12 +52,8 @@ Placeholders
 Exactness
 ---------
 Every float is written with :func:`repr`, the shortest text that reads back as the same
-double.  The builder divides each joint axis by its length when it reads it; for the
-about one unit axis in three (of arbitrary direction) where that division would move the
-last bit of a component, the writer searches for an equivalent axis (the same direction,
-scaled by a factor in [1, 4)) that the builder turns back into exactly the model's unit
-vector.  Where none is found (about 3 in 10,000 random directions; no axis of the test
-corpora) the axis is written as is and reads back within a few units in the last place.
+double.  The builder keeps an axis that is already of unit length (to rounding), so a
+written model axis reads back bit for bit.
 NaN and infinite values cannot be written in URDF: they raise :class:`UrdfWriteError`,
 except an infinite effort or velocity (see above).
 
@@ -72,7 +68,6 @@ knowing SDF's resource paths.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 import xml.etree.ElementTree as ET
@@ -91,7 +86,6 @@ from bb_robot.model.geometry import (
     Mesh,
     Origin,
     Sphere,
-    Vec3,
     Visual,
 )
 from bb_robot.model.robot import JOINT_TYPES, ActuatorInfo, Joint, JointLimits, Robot
@@ -187,45 +181,6 @@ def robot_to_urdf(
 
 
 # ------------------------------------------------------------------------------- values
-def _unit(v: Vec3) -> Vec3:
-    """The builder's normalisation, operation for operation (see ``builder._unit``)."""
-    x, y, z = v
-    norm = math.sqrt(x * x + y * y + z * z)
-    return (x / norm, y / norm, z / norm)
-
-
-def _neighbours(value: float) -> tuple[float, ...]:
-    """``value`` and the floats one and two units in the last place either side of it."""
-    down = math.nextafter(value, -math.inf)
-    up = math.nextafter(value, math.inf)
-    return (value, down, up, math.nextafter(down, -math.inf), math.nextafter(up, math.inf))
-
-
-def _axis_scales() -> Iterable[float]:
-    """Scales to try, nearest 1 first (so the written axis still looks like a unit vector)."""
-    up = down = 1.0
-    for _ in range(16):
-        up = math.nextafter(up, math.inf)
-        down = math.nextafter(down, 0.0)
-        yield up
-        yield down
-    golden = (math.sqrt(5.0) - 1.0) / 2.0
-    for k in range(1, 1000):  # a fixed low-discrepancy walk over [1, 4)
-        yield 1.0 + 3.0 * ((k * golden) % 1.0)
-
-
-def _axis_to_write(axis: Vec3) -> Vec3:
-    """An axis the builder normalises to exactly ``axis`` (``axis`` itself when it does)."""
-    if _unit(axis) == axis:
-        return axis
-    for scale in _axis_scales():
-        xs, ys, zs = ([w for w in _neighbours(c * scale) if w / scale == c] for c in axis)
-        for candidate in itertools.product(xs, ys, zs):
-            if _unit(candidate) == axis:
-                return candidate
-    return axis
-
-
 class _Writer:
     def __init__(self, robot: Robot, mesh_uri: UriMapper, unknown_limit: float) -> None:
         self.robot = robot
@@ -399,8 +354,7 @@ class _Writer:
             x, y, z = (float(c) for c in joint.axis)
             if x == y == z == 0.0:
                 raise self.fail(owner, "the axis has zero length (a moving joint needs a direction)")
-            axis = _axis_to_write((x, y, z))
-            ET.SubElement(element, "axis", xyz=self.numbers(axis, f"{owner} <axis xyz>"))
+            ET.SubElement(element, "axis", xyz=self.numbers((x, y, z), f"{owner} <axis xyz>"))
         self.limits(element, joint, owner)
         if joint.dynamics is not None:
             dynamics = ET.SubElement(element, "dynamics")
