@@ -1,0 +1,359 @@
+"""Conversion of the selected SDF model to a Robot: forward kinematics equal to an independent product
+over the SDF's resolved frames, the elements added to keep every link pose exact (off-axis joints,
+frames, free links, the world), limits, mimic, geometry, and names."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from test_sdf_corpus import LOADS
+
+from bb_robot.model.geometry import Box, Cylinder, Mesh, Sphere
+from bb_robot.model.kinematics import ForwardKinematics
+from bb_robot.model.transforms import origin_to_matrix, rpy_to_matrix
+from bb_robot.sdf import read_string
+from bb_robot.sdf.document import SdfJoint
+from bb_robot.sdf.frames import WORLD, join
+from bb_robot.sdf.loader import SdfLoadResult, load_from_file, load_from_model
+
+# (file, scope): models the corpus selects only with a scope
+SCOPED = (
+    ("gz_sim/examples/worlds/joint_trajectory_controller.sdf", "RR_position_control"),
+    ("gz_sim/examples/worlds/joint_trajectory_controller.sdf", "RR_effort_control"),
+    ("gz_sim/examples/worlds/mimic_fast_slow_pendulums_world.sdf", "pendulum_with_base"),
+    ("gz_sim/examples/worlds/mimic_fast_slow_pendulums_world.sdf", "pendulum_with_base_mimic_slow_follows_fast"),
+    ("gz_sim/examples/worlds/mimic_fast_slow_pendulums_world.sdf", "pendulum_with_base_mimic_fast_follows_slow"),
+    ("gz_sim/examples/worlds/nested_model_joint_positions.sdf", "model2::model21"),
+    ("gz_sim/examples/worlds/nested_model_joint_positions.sdf", "model4"),
+    ("gz_sim/test/worlds/include_connected_nested_models.sdf", "include_connected_nested_new_name"),
+    ("synthetic/sdf_world_two_ur3e_includes.sdf", "right_arm"),
+    ("sas_robot_driver_gazebo/sdf/ur3e_world.sdf", "ur3e"),
+    ("sdformat/test/sdf/joint_parent_world.sdf", "joint_parent_world"),
+    ("sdformat/test/sdf/joint_nested_parent_child.sdf", "joint_nested_parent_child::M1"),
+    ("sas_robot_driver_gazebo/sdf/reference_frame.sdf", "frame"),
+)
+CASES = [(name, "") for name in sorted(LOADS)] + list(SCOPED)
+
+
+def T(
+    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0), rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
+) -> np.ndarray:
+    matrix = np.eye(4)
+    matrix[:3, :3] = rpy_to_matrix(rpy)
+    matrix[:3, 3] = xyz
+    return matrix
+
+
+def screw(point: np.ndarray, direction: np.ndarray, angle: float) -> np.ndarray:
+    """The rigid motion rotating by ``angle`` about the line through ``point`` along ``direction``."""
+    k = direction / np.linalg.norm(direction)
+    skew = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    rotation = np.eye(3) + math.sin(angle) * skew + (1 - math.cos(angle)) * skew @ skew
+    motion = np.eye(4)
+    motion[:3, :3] = rotation
+    motion[:3, 3] = point - rotation @ point
+    return motion
+
+
+def sdf_link_poses(result: SdfLoadResult, values: dict[str, float]) -> dict[str, np.ndarray]:
+    """World poses of the SDF links at joint ``values``, straight from the SDF's resolved frames.
+
+    Each joint moves its child body about (revolute) or along (prismatic) its axis, resolved in
+    the world, through its joint frame's origin; the motion is carried by everything below it.
+    Mimic joints follow SDF's rule: multiplier · (leader − reference) + offset.
+    """
+    graph = result.frames
+    scope = result.source_scope
+    joints: list[tuple[str, SdfJoint]] = []
+    for sub in result.converted.model.walk():
+        joints += [(join(sub.scoped_name, j.name), j) for j in sub.joints]
+
+    def value(key: str, joint: SdfJoint) -> float:
+        axis = joint.axis
+        if axis is not None and axis.mimic is not None:
+            leader_key = graph.lookup(graph.vertex("joint", key).scope, axis.mimic.joint)
+            assert leader_key is not None
+            leader = next(j for k, j in joints if k == leader_key)
+            m = axis.mimic
+            return m.multiplier * (value(leader_key, leader) - m.reference) + m.offset
+        return values.get(key[len(scope) + 2 :], 0.0)
+
+    children: dict[str, list[tuple[str, SdfJoint]]] = {}
+    for key, joint in joints:
+        children.setdefault(graph.parent_link(key), []).append((key, joint))
+    poses: dict[str, np.ndarray] = {}
+    roots = {
+        link.scoped_name for link in graph.frames() if link.kind == "link" and link.scoped_name.startswith(scope + "::")
+    }
+    roots -= {graph.child_link(key) for key, _ in joints}
+    stack = [(root, graph.world_pose(root)) for root in sorted(roots)] + [(WORLD, np.eye(4))]
+    while stack:
+        body, pose = stack.pop()
+        poses[body] = pose
+        rest = np.linalg.inv(graph.world_pose(body)) if body != WORLD else np.eye(4)
+        for key, joint in children.get(body, []):
+            child = graph.child_link(key)
+            joint_world = graph.world_pose(key)
+            axis = joint_world[:3, :3] @ np.array(graph.axis_in_joint(key))
+            q = value(key, joint) if joint.type != "fixed" else 0.0
+            if joint.type == "prismatic":
+                motion = np.eye(4)
+                motion[:3, 3] = q * axis
+            else:
+                motion = screw(joint_world[:3, 3], axis, q)
+            stack.append((child, pose @ rest @ motion @ graph.world_pose(child)))
+    return {key[len(scope) + 2 :]: pose for key, pose in poses.items() if key != WORLD}
+
+
+def load(corpus_dir: Path, paths: tuple[Path, ...], name: str, scope: str) -> SdfLoadResult:
+    return load_from_file(corpus_dir / name, scope, resource_paths=paths, build_serial=False)
+
+
+@pytest.mark.parametrize(("name", "scope"), CASES, ids=[f"{n}:{s}" if s else n for n, s in CASES])
+def test_fk_equals_the_sdf_frames_at_zero_and_at_random_values(
+    name: str, scope: str, corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    result = load(corpus_dir, corpus_resource_paths, name, scope)
+    fk = ForwardKinematics(result.robot)
+    rng = np.random.default_rng(abs(hash(name + scope)) % 2**32)
+    root = result.robot.root_link
+    root_world = result.converted.root_pose_in_world
+    for trial in range(6):
+        q = np.zeros(len(fk.joint_names)) if trial == 0 else rng.uniform(-2.5, 2.5, len(fk.joint_names))
+        values = dict(zip(fk.joint_names, q, strict=True))
+        expected = sdf_link_poses(result, values)
+        got = fk.poses(values)
+        # the floating joints of free links hold them where the SDF puts them; the root moves with nothing
+        root_now = expected.get(root, root_world) if root != WORLD else np.eye(4)
+        for link in result.link_names:
+            np.testing.assert_allclose(root_now @ got[link], expected[link], atol=1e-9, err_msg=f"{link} q={q}")
+
+
+def model(body: str, version: str = "1.9", name: str = "m", scope: str = "") -> SdfLoadResult:
+    text = f'<sdf version="{version}"><model name="{name}">{body}</model></sdf>'
+    return load_from_model(read_string(text, source="test.sdf"), scope, build_serial=False)
+
+
+# --------------------------------------------------------------------------- added elements
+def test_off_axis_revolute_joint_goes_through_a_link_at_the_joint_frame(
+    corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "gz_sim/examples/worlds/world_joint.sdf", "")
+    robot = result.robot
+    assert robot.root_link == "world"
+    assert result.converted.joint_frame_links == ("world_joint",)
+    moving, placing = robot.joints["world_joint"], robot.joints["link"]
+    assert (moving.type, moving.parent_link, moving.child_link) == ("revolute", "world", "world_joint")
+    assert (placing.type, placing.parent_link, placing.child_link) == ("fixed", "world_joint", "link")
+    assert moving.axis == (1.0, 0.0, 0.0)
+    # pendulum at 0 0 0.5 rolled 1.57; the joint frame 0.25 up the link's z
+    model_pose = T((0, 0, 0.5), (1.57, 0, 0))
+    np.testing.assert_allclose(origin_to_matrix(moving.origin), model_pose @ T((0, 0, 0.25)), atol=1e-15)
+    np.testing.assert_allclose(origin_to_matrix(placing.origin), T((0, 0, -0.25)), atol=1e-15)
+    assert result.link_names == ("link",)
+
+
+def test_on_axis_offsets_need_no_extra_link() -> None:
+    result = model(
+        '<link name="a"/><link name="b"><pose>0 0 1 0 0 0</pose></link>'
+        '<joint name="j" type="revolute"><pose>0 0 -0.4 0 0 0</pose><parent>a</parent><child>b</child></joint>'
+        '<link name="c"><pose>0 0 2 0 0 0</pose></link>'
+        '<joint name="p" type="prismatic"><pose>0.3 0.2 0 0 0 0</pose><parent>b</parent><child>c</child></joint>'
+    )
+    assert result.converted.joint_frame_links == ()
+    assert set(result.robot.links) == {"a", "b", "c"}
+
+
+def test_frames_become_links_chained_as_written(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/ur3e.sdf", "")
+    robot = result.robot
+    assert len(result.converted.frame_links) == 10
+    chain = ["tool0", "flange-tool0", "flange", "wrist_3-flange", "wrist_3_link"]
+    for child, parent in zip(chain, chain[1:], strict=False):
+        joint = robot.joints[child]
+        assert (joint.type, joint.parent_link, joint.child_link) == ("fixed", parent, child)
+    view = result.frames.model("ur3e")
+    fk = ForwardKinematics(robot).poses({"wrist_3_joint": 0.7})
+    moved = ForwardKinematics(robot).poses({"wrist_3_joint": 0.0})
+    np.testing.assert_allclose(moved["tool0"], view.pose_of("tool0", "frame"), atol=1e-15)
+    # the tool moves with wrist 3
+    np.testing.assert_allclose(
+        np.linalg.inv(fk["wrist_3_link"]) @ fk["tool0"],
+        np.linalg.inv(moved["wrist_3_link"]) @ moved["tool0"],
+        atol=1e-12,
+    )
+    assert result.scoped_names["tool0"] == "ur3e::tool0"
+    assert "tool0" not in result.link_names
+
+
+def test_free_links_hang_from_the_root_by_floating_joints(
+    corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "sdformat/test/sdf/nested_model.sdf", "")
+    free = ("nested_model::nested_link01", "nested_model::nested_nested_model::nested_nested_link01")
+    assert result.converted.floating_joints == free
+    for name in free:
+        joint = result.robot.joints[name]
+        assert (joint.type, joint.parent_link) == ("floating", "parent")
+    assert any("not connected by joints" in w and "floating joint" in w for w in result.warnings)
+    assert result.scoped_names["nested_model::nested_link01"] == "top_level_model::nested_model::nested_link01"
+
+
+def test_world_joints_inside_the_model_make_a_world_root(
+    corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/iiwa14.sdf", "")
+    robot = result.robot
+    assert robot.root_link == "world"
+    joint = robot.joints["world2base_fixed"]
+    assert (joint.type, joint.parent_link, joint.child_link) == ("fixed", "world", "base")
+    assert result.canonical_link == "base"
+    assert result.link_names[0] == "base"
+
+
+def test_a_wrapper_world_joint_is_the_placement(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/ur3e_world.sdf", "")
+    assert result.converted.world_joints == ("ur3e::base_joint",)
+    assert result.robot.root_link == "base_link"
+    assert "base_joint" not in result.robot.joints
+    np.testing.assert_allclose(result.converted.root_pose_in_world, np.eye(4))
+    # selecting the wrapper brings its world joint in
+    wrapper = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/ur3e_world.sdf", "ur3e")
+    assert wrapper.robot.root_link == "world"
+    joint = wrapper.robot.joints["base_joint"]
+    assert joint.child_link == "ur3e_position_controller::ur3e::base_link"
+    assert "ur3e_position_controller::ur3e::shoulder_pan_joint" in wrapper.joint_names
+
+
+def test_outside_joints_that_move_the_model_are_reported(
+    corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "gz_sim/test/worlds/include_connected_nested_models.sdf", "")
+    text = "\n".join(result.warnings)
+    assert "joint 'include_connected_nested_new_name::joint_00' (revolute)" in text
+    assert 'pass model_scope="include_connected_nested_new_name"' in text
+
+
+# --------------------------------------------------------------------------- joints
+def test_limits(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
+    result = load(corpus_dir, corpus_resource_paths, "sdformat/test/sdf/joint_axis_infinite_limits.sdf", "")
+    joints = result.robot.joints
+    for name in ("default_joint_limits", "infinite_joint_limits_neg", "infinite_joint_limits_inf"):
+        limits = joints[name].limits
+        assert limits is not None and (limits.lower, limits.upper, limits.velocity, limits.effort) == (None,) * 4
+    finite = joints["finite_joint_limits"].limits
+    assert finite is not None and (finite.lower, finite.upper, finite.velocity, finite.effort) == (-1.5, 1.5, 2.5, 5.5)
+    ur3e = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/ur3e.sdf", "").robot.joints
+    pan, wrist_3 = ur3e["shoulder_pan_joint"].limits, ur3e["wrist_3_joint"].limits
+    assert pan is not None and (pan.lower, pan.upper, pan.effort, pan.velocity) == (
+        -6.2831853071795862,
+        6.2831853071795862,
+        54.0,
+        3.1415926535897931,
+    )
+    assert wrist_3 is not None and (wrist_3.lower, wrist_3.upper) == (None, None)
+    result = model(
+        '<link name="a"/><link name="b"/><link name="c"/><link name="d"/>'
+        '<joint name="c1" type="continuous"><parent>a</parent><child>b</child>'
+        "<axis><limit><lower>-1</lower><upper>1</upper><effort>3</effort></limit></axis></joint>"
+        '<joint name="r" type="revolute"><parent>b</parent><child>c</child><axis><xyz>0 0 1</xyz></axis></joint>'
+        '<joint name="f" type="fixed"><parent>c</parent><child>d</child></joint>',
+        version="1.11",
+    )
+    c1, r = result.robot.joints["c1"].limits, result.robot.joints["r"].limits
+    assert c1 is not None and (c1.lower, c1.upper, c1.effort, c1.velocity) == (None, None, 3.0, None)
+    assert r is not None and (r.lower, r.upper, r.effort, r.velocity) == (None, None, None, None)
+    assert result.robot.joints["f"].limits is None
+
+
+def test_mimic_with_reference() -> None:
+    result = model(
+        '<link name="a"/><link name="b"/><link name="c"/>'
+        '<joint name="leader" type="revolute"><parent>a</parent><child>b</child></joint>'
+        '<joint name="follower" type="prismatic"><parent>a</parent><child>c</child><axis><xyz>1 0 0</xyz>'
+        '<mimic joint="leader"><multiplier>2</multiplier><offset>0.5</offset><reference>0.1</reference></mimic>'
+        "</axis></joint>",
+        version="1.11",
+    )
+    mimic = result.robot.joints["follower"].mimic
+    assert mimic is not None
+    assert (mimic.joint, mimic.multiplier) == ("leader", 2.0)
+    assert mimic.offset == pytest.approx(0.3)
+    assert result.joint_names == ("leader",)
+
+
+def test_names_are_relative_to_the_selected_scope() -> None:
+    result = model(
+        '<link name="base"/><link name="forearm"><pose>0 0 1 0 0 0</pose></link>'
+        '<joint name="elbow" type="revolute"><parent>base</parent><child>forearm</child></joint>'
+        '<model name="gripper"><pose relative_to="forearm">0 0 0.5 0 0 0</pose>'
+        '<link name="palm"/><link name="finger"><pose>0.02 0 0.05 0 0 0</pose></link>'
+        '<joint name="finger_joint" type="prismatic"><parent>palm</parent><child>finger</child>'
+        "<axis><xyz>1 0 0</xyz></axis></joint></model>"
+        '<joint name="mount" type="fixed"><parent>forearm</parent><child>gripper::palm</child></joint>',
+        name="arm",
+        scope="arm",
+    )
+    assert result.source_scope == "arm"
+    assert result.joint_names == ("elbow", "gripper::finger_joint")
+    assert result.link_names == ("base", "forearm", "gripper::palm", "gripper::finger")
+    assert result.scoped_names["gripper::finger_joint"] == "arm::gripper::finger_joint"
+    assert result.scoped_names["gripper"] == "arm::gripper"
+    np.testing.assert_allclose(ForwardKinematics(result.robot).poses()["gripper::finger"], T((0.02, 0, 1.55)))
+
+
+def test_unsupported_joint_types_name_the_joint() -> None:
+    from bb_robot.sdf import UnsupportedSdfError
+
+    with pytest.raises(UnsupportedSdfError) as caught:
+        model('<link name="a"/><link name="b"/><joint name="s" type="screw"><parent>a</parent><child>b</child></joint>')
+    assert str(caught.value).startswith("test.sdf:1: <joint> 's': joint type 'screw'")
+
+
+# --------------------------------------------------------------------------- links
+def test_geometry_materials_inertials_and_visual_poses() -> None:
+    result = model(
+        '<frame name="F"><pose>0 0 1 0 0 0</pose></frame>'
+        '<link name="a"><pose>1 0 0 0 0 0</pose>'
+        "<inertial><pose>0 0 0.1 0 0 0</pose><mass>2.5</mass><inertia><ixx>1</ixx><iyy>2</iyy><izz>3</izz>"
+        "<ixy>0.1</ixy></inertia></inertial>"
+        '<visual name="v1"><geometry><box><size>1 2 3</size></box></geometry>'
+        "<material><ambient>0 0 0 1</ambient><diffuse>0.1 0.2 0.3 0.5</diffuse></material></visual>"
+        '<visual name="v2"><pose relative_to="F">0 0 0 0 0 0</pose>'
+        "<geometry><mesh><uri>model://m/meshes/x.dae</uri><scale>2 2 2</scale></mesh></geometry></visual>"
+        '<visual name="v3"><geometry><plane><normal>0 0 1</normal></plane></geometry></visual>'
+        '<collision name="c1"><geometry><cylinder><radius>0.1</radius><length>0.4</length></cylinder></geometry>'
+        "</collision>"
+        '<collision name="c2"><geometry><sphere><radius>0.3</radius></sphere></geometry></collision>'
+        '<collision name="c3"><geometry><mesh><uri>x.stl</uri><scale>1 2 3</scale></mesh></geometry></collision>'
+        "</link>",
+        scope="m",
+    )
+    link = result.robot.links["a"]
+    v1, v2, v3 = link.visuals
+    assert v1.geometry == Box((1.0, 2.0, 3.0))
+    assert v1.material is not None and v1.material.color is not None
+    assert (v1.material.color.red, v1.material.color.alpha) == (0.1, 0.5)
+    assert v2.geometry == Mesh("model://m/meshes/x.dae", 2.0, None)
+    assert v2.origin is not None
+    np.testing.assert_allclose(v2.origin.xyz, (-1.0, 0.0, 1.0))  # F in the link frame
+    assert v3.geometry is None and any("<plane> geometry is not supported" in w for w in result.warnings)
+    assert [c.geometry for c in link.collisions] == [
+        Cylinder(0.1, 0.4),
+        Sphere(0.3),
+        Mesh("x.stl", 1.0, (1.0, 2.0, 3.0)),
+    ]
+    assert link.inertial is not None and link.inertial.mass == 2.5
+    assert (link.inertial.inertia.ixx, link.inertial.inertia.izz, link.inertial.inertia.ixy) == (1.0, 3.0, 0.1)
+    assert link.inertial.origin is not None and link.inertial.origin.xyz == (0.0, 0.0, 0.1)
+
+
+def test_static_model_warns() -> None:
+    result = model(
+        '<static>true</static><link name="a"/><link name="b"/>'
+        '<joint name="j" type="revolute"><parent>a</parent><child>b</child></joint>'
+    )
+    assert any("is static" in w for w in result.warnings)
