@@ -21,19 +21,19 @@ import importlib.metadata
 import os
 import platform
 import re
-import site
 import statistics
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
+
 REPO_ROOT = Path(__file__).resolve().parents[1]
 if str(REPO_ROOT) not in sys.path:
     sys.path.insert(0, str(REPO_ROOT))
 
 DOCS_PAGE = REPO_ROOT / "docs" / "benchmarks.md"
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
 
 # Environment variables that change what numpy/BLAS or the interpreter do: reported if set.
 ENVIRONMENT_CAVEATS = (
@@ -133,50 +133,6 @@ def format_ratio(numerator: float | None, denominator: float | None) -> str:
 
 
 # ------------------------------------------------------------------------------ robot files
-def corpus_urdfs(include_synthetic: Iterable[str] = ()) -> list[Path]:
-    """The real robot URDFs of the shared corpus (``../shared/corpus``), plus the named
-    files of ``synthetic/`` (the rest of it are hostile inputs, not robots)."""
-    if not CORPUS_DIR.is_dir():
-        return []
-    wanted = set(include_synthetic)
-    return sorted(path for path in CORPUS_DIR.rglob("*.urdf") if path.parent.name != "synthetic" or path.name in wanted)
-
-
-def example_robot_data_urdfs() -> list[Path]:
-    """The URDFs shipped by PyPI ``example-robot-data`` (``<prefix>/share/example-robot-data/
-    robots/...``, under ``cmeel.prefix`` for the wheel), found through the installed package's
-    file list, else by looking under the usual prefixes; empty when it is not installed."""
-    found: set[Path] = set()
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        dist = None
-    if dist is not None:
-        for file in dist.files or []:
-            if file.name.endswith(".urdf"):
-                path = Path(str(dist.locate_file(file))).resolve()
-                if path.is_file():
-                    found.add(path)
-    if not found:
-        prefixes = [Path(sys.prefix), *(Path(p) for p in site.getsitepackages())]
-        prefixes += [p / "cmeel.prefix" for p in prefixes]
-        for prefix in prefixes:
-            robots = prefix / "share" / "example-robot-data" / "robots"
-            if robots.is_dir():
-                found.update(p.resolve() for p in robots.rglob("*.urdf"))
-    return sorted(found)
-
-
-def robot_label(path: Path) -> str:
-    """``corpus:franka_description/fr3_hand.urdf``, ``erd:panda_description/urdf/panda.urdf``."""
-    text = path.as_posix()
-    if "/example-robot-data/robots/" in text:
-        return "erd:" + text.split("/example-robot-data/robots/", 1)[1]
-    if "/shared/corpus/" in text:
-        return "corpus:" + text.split("/shared/corpus/", 1)[1]
-    return path.name
-
-
 # ------------------------------------------------------------------------------ the machine
 def package_version(name: str) -> str:
     try:

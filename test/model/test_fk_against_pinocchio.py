@@ -22,15 +22,13 @@ How the two are lined up:
 
 from __future__ import annotations
 
-import importlib.metadata
-import site
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from robot_files import CORPUS_DIR, corpus_urdfs, example_robot_data_urdfs, robot_label
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.kinematics import ForwardKinematics
@@ -39,7 +37,6 @@ from bb_robot.urdf.builder import load_urdf
 
 pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI `pin`) is not installed: nothing to compare with")
 
-CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 # Synthetic files that describe a robot (the others are hostile inputs we must reject).
 SYNTHETIC_ROBOTS = ("long_chain_1000.urdf", "x_axis_arm.urdf", "mimic_chain.urdf")
@@ -68,53 +65,13 @@ REJECTED_BY_US = {
 
 
 # ------------------------------------------------------------------------------ the files
-def _example_robot_data_robots() -> list[Path]:
-    """The URDFs of PyPI ``example-robot-data``, wherever its ``share/`` tree was installed."""
-    found: set[Path] = set()
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        dist = None
-    if dist is not None:
-        for file in dist.files or []:
-            if file.name.endswith(".urdf"):
-                path = Path(str(dist.locate_file(file))).resolve()
-                if path.is_file():
-                    found.add(path)
-    if not found:  # a non-pip install: <prefix>/share/example-robot-data/robots
-        prefixes = [Path(sys.prefix), *(Path(p) for p in site.getsitepackages())]
-        prefixes += [p / "cmeel.prefix" for p in prefixes]
-        for prefix in prefixes:
-            robots = prefix / "share" / "example-robot-data" / "robots"
-            if robots.is_dir():
-                found.update(p.resolve() for p in robots.rglob("*.urdf"))
-    return sorted(found)
-
-
-def _corpus_robots() -> list[Path]:
-    if not CORPUS_DIR.is_dir():
-        return []
-    return sorted(
-        path for path in CORPUS_DIR.rglob("*.urdf") if path.parent.name != "synthetic" or path.name in SYNTHETIC_ROBOTS
-    )
-
-
-def _label(path: Path) -> str:
-    text = path.as_posix()
-    for marker in ("/example-robot-data/robots/", "/shared/corpus/"):
-        if marker in text:
-            prefix = "erd" if "robots" in marker else "corpus"
-            return f"{prefix}:{text.split(marker, 1)[1]}"
-    return path.name
-
-
 def _params() -> list[Any]:
-    params: list[Any] = [pytest.param(p, id=_label(p)) for p in _corpus_robots()]
+    params: list[Any] = [pytest.param(p, id=robot_label(p)) for p in corpus_urdfs(SYNTHETIC_ROBOTS)]
     if not params:
         absent = pytest.mark.skip(f"no corpus at {CORPUS_DIR}")
         params.append(pytest.param(None, id="corpus-absent", marks=absent))
-    erd = _example_robot_data_robots()
-    params += [pytest.param(p, id=_label(p)) for p in erd]
+    erd = example_robot_data_urdfs()
+    params += [pytest.param(p, id=robot_label(p)) for p in erd]
     if not erd:
         params.append(
             pytest.param(
@@ -128,7 +85,7 @@ def _params() -> list[Any]:
 
 # ------------------------------------------------------------------------------ helpers
 def _load_ours(path: Path) -> tuple[Robot, ForwardKinematics]:
-    label = _label(path).split(":", 1)[1]
+    label = robot_label(path).split(":", 1)[1]
     known = REJECTED_BY_US.get(label)
     try:
         robot = load_urdf(path)

@@ -7,13 +7,11 @@ skipped case that says why.
 
 from __future__ import annotations
 
-import importlib.metadata
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+from robot_files import CORPUS_DIR, example_robot_data_urdfs
 
 # Synthetic files the parser itself must reject (file -> the error class name).
 SYNTHETIC_REJECTS = {
@@ -52,21 +50,6 @@ def corpus_urdfs() -> list[Path]:
     )
 
 
-def erd_urdfs() -> list[Path]:
-    """The URDF files shipped by PyPI ``example-robot-data`` (under its ``share/`` tree)."""
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        return []
-    found: list[Path] = []
-    for file in dist.files or []:
-        if file.name.endswith(".urdf"):
-            path = Path(str(dist.locate_file(file)))
-            if path.is_file():
-                found.append(path)
-    return sorted(found)
-
-
 def _params(paths: list[Path], root_of: str, reason: str) -> list[object]:
     if not paths:
         return [pytest.param(None, marks=pytest.mark.skip(reason=reason), id="absent")]
@@ -95,7 +78,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(
             "erd_urdf",
             _params(
-                erd_urdfs(),
+                example_robot_data_urdfs(),
                 "example-robot-data/",
                 "PyPI example-robot-data is not installed (pip install example-robot-data)",
             ),

@@ -14,17 +14,15 @@ parser wherever they accept the original file.
 from __future__ import annotations
 
 import dataclasses
-import importlib.metadata
 import math
 import random
-import site
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+from robot_files import example_robot_data_urdfs
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.errors import InvalidRobot
@@ -75,33 +73,10 @@ REJECTED_ORIGINALS = {
 
 
 # ------------------------------------------------------------------------------ the files
-def _example_robot_data() -> list[Path]:
-    """The URDFs of example-robot-data: from pip's file list, else ``<prefix>/share/...``."""
-    found: set[Path] = set()
-    try:
-        dist = importlib.metadata.distribution("example-robot-data")
-    except importlib.metadata.PackageNotFoundError:
-        dist = None
-    if dist is not None:
-        for file in dist.files or []:
-            if file.name.endswith(".urdf"):
-                path = Path(str(dist.locate_file(file))).resolve()
-                if path.is_file():
-                    found.add(path)
-    if not found:  # a cmeel or system install: <prefix>/share/example-robot-data/robots
-        prefixes = [Path(sys.prefix), *(Path(p) for p in site.getsitepackages())]
-        prefixes += [p / "cmeel.prefix" for p in prefixes]
-        for prefix in prefixes:
-            robots = prefix / "share" / "example-robot-data" / "robots"
-            if robots.is_dir():
-                found.update(p.resolve() for p in robots.rglob("*.urdf"))
-    return sorted(found)
-
-
 def _bundled_and_erd() -> list[Any]:
     """``models/bb_arm.urdf`` and the example-robot-data URDFs (the corpus comes from ``corpus_urdf``)."""
     params: list[Any] = [pytest.param(BB_ARM, id="bb_arm")]
-    erd = _example_robot_data()
+    erd = example_robot_data_urdfs()
     for path in erd:
         label = path.as_posix().split("/example-robot-data/robots/", 1)[-1]
         params.append(pytest.param(path, id=f"erd:{label}"))
