@@ -124,6 +124,13 @@ class _Parser:
 
     # -- reporting ---------------------------------------------------------------------
 
+    def claim(self, seen: dict[str, int], kind: str, name: str, line: int) -> None:
+        """Record that ``name`` of ``kind`` is defined at ``line``; raise DuplicateNameError if it was before."""
+        first = seen.get(name)
+        if first is not None:
+            raise DuplicateNameError(kind=kind, name=name, first_line=first, line=line, source=self.source)
+        seen[name] = line
+
     def warn(self, line: int, text: str) -> None:
         self.warnings.append(f"{where(self.source, line)}: {text}")
 
@@ -261,29 +268,11 @@ class _Parser:
             tag = child.tag
             if tag == "link":
                 link = self.link(child)
-                first = link_lines.get(link.name)
-                if first is not None:
-                    raise DuplicateNameError(
-                        kind="link",
-                        name=link.name,
-                        first_line=first,
-                        line=child.line,
-                        source=self.source,
-                    )
-                link_lines[link.name] = child.line
+                self.claim(link_lines, "link", link.name, child.line)
                 links.append(link)
             elif tag == "joint":
                 joint = self.joint(child)
-                first = joint_lines.get(joint.name)
-                if first is not None:
-                    raise DuplicateNameError(
-                        kind="joint",
-                        name=joint.name,
-                        first_line=first,
-                        line=child.line,
-                        source=self.source,
-                    )
-                joint_lines[joint.name] = child.line
+                self.claim(joint_lines, "joint", joint.name, child.line)
                 joints.append(joint)
             elif tag == "material":
                 pass
@@ -291,16 +280,7 @@ class _Parser:
                 transmission = self.transmission(child)
                 if transmission is not None:
                     key = transmission.name if transmission.name is not None else transmission.joint
-                    first = transmission_lines.get(key)
-                    if first is not None:
-                        raise DuplicateNameError(
-                            kind="transmission",
-                            name=key,
-                            first_line=first,
-                            line=child.line,
-                            source=self.source,
-                        )
-                    transmission_lines[key] = child.line
+                    self.claim(transmission_lines, "transmission", key, child.line)
                     transmissions[key] = transmission
             elif tag == "gazebo":
                 reference = child.attrib.get("reference")
