@@ -56,6 +56,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import MappingProxyType
 
 import numpy as np
@@ -172,7 +173,9 @@ class ConvertedModel:
     * ``model_pose``: the model frame in the world; ``root_pose_in_model`` /
       ``root_pose_in_world``: the root link there;
     * ``world_joints``: scoped names of the joints outside the model that fix it to the world;
-    * ``plugins``: scoped model name → its ``<plugin>``\\ s, for the model and its nested models.
+    * ``plugins``: scoped model name → its ``<plugin>``\\ s, for the model and its nested models;
+    * ``link_directories``: robot link name → the directory of the file that declared the SDF
+      link, where its relative mesh URIs start (see :func:`bb_robot.sdf.resources.resolve_resource`).
     """
 
     robot: Robot
@@ -191,6 +194,7 @@ class ConvertedModel:
     world_joints: tuple[str, ...]
     plugins: Mapping[str, tuple[SdfPlugin, ...]]
     warnings: tuple[str, ...] = field(default=())
+    link_directories: Mapping[str, Path | None] = field(default_factory=dict)
 
 
 def _origin(transform: Matrix) -> Origin:
@@ -239,6 +243,7 @@ class _Converter:
         self.joint_frame_links: list[str] = []
         self.floating: list[str] = []
         self.need_world = False
+        self.directories: dict[str, Path | None] = {}
         self.world_pose = _inverse(self.graph.world_pose(self.scope, "model"))
 
     def rel(self, key: str) -> str:
@@ -287,6 +292,7 @@ class _Converter:
                         _origin(link.inertial.pose.transform), link.inertial.mass, link.inertial.inertia
                     )
                 self.links.append(Link(name, visuals, collisions, inertial))
+                self.directories[name] = link.directory
                 self.poses[name] = self.pose(key)
 
     # -------------------------------------------------------------------- joints
@@ -567,4 +573,5 @@ def convert_model(graph: FrameGraph, model: SdfModel | str, warnings: Sequence[s
         world_joints=world_joints,
         plugins=MappingProxyType(plugins),
         warnings=tuple(all_warnings),
+        link_directories=MappingProxyType(dict(converter.directories)),
     )

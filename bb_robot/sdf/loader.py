@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import numpy as np
 
@@ -26,6 +27,7 @@ from bb_robot.sdf.convert import ConvertedModel, convert_model, select_model
 from bb_robot.sdf.document import SdfDocument, SdfModel, SdfPlugin, read_document
 from bb_robot.sdf.errors import SdfStructureError
 from bb_robot.sdf.frames import FrameGraph, resolve
+from bb_robot.sdf.resources import resolve_resource
 
 
 @dataclass(frozen=True, eq=False)
@@ -77,6 +79,18 @@ class SdfLoadResult:
     document: SdfDocument
     frames: FrameGraph
     converted: ConvertedModel
+
+    def resolve_uri(self, uri: str, link: str | None = None) -> Path | None:
+        """The file a mesh (or other resource) URI of ``link`` points to, or ``None``.
+
+        Searched like an include (``model://``, relative, ``file://``, absolute; never the
+        network): from the directory of the file that declared ``link`` (default: the loaded
+        file's), then the resource paths and ``GZ_SIM_RESOURCE_PATH`` / ``SDF_PATH`` of the load.
+        """
+        base = self.converted.link_directories.get(link) if link is not None else None
+        if base is None and self.document.path:
+            base = Path(self.document.path).parent
+        return resolve_resource(uri, base, self.document.resource_paths)
 
 
 def _world_info(document: SdfDocument) -> WorldInfo:

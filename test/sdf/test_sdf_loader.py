@@ -304,3 +304,25 @@ def test_version_specific_renaming_before_1_7() -> None:
     )
     assert document.model is not None and [j.name for j in document.model.joints] == ["a_joint"]
     assert any("renamed 'a_joint'" in w for w in document.warnings)
+
+
+def test_mesh_uris_resolve_from_the_file_that_declared_the_link(tmp_path: Path) -> None:
+    arm = tmp_path / "models" / "arm"
+    (arm / "meshes").mkdir(parents=True)
+    (arm / "meshes" / "upper.stl").write_text("solid")
+    (arm / "model.sdf").write_text(
+        '<sdf version="1.9"><model name="arm"><link name="base"/>'
+        '<link name="upper"><visual name="v"><geometry><mesh><uri>meshes/upper.stl</uri></mesh></geometry></visual>'
+        "</link>"
+        '<joint name="j" type="revolute"><parent>base</parent><child>upper</child></joint></model></sdf>'
+    )
+    (arm / "model.config").write_text('<model><sdf version="1.9">model.sdf</sdf></model>')
+    path = write(tmp_path, '<sdf version="1.9"><world name="w"><include><uri>model://arm</uri></include></world></sdf>')
+    result = load_from_file(path, resource_paths=[tmp_path / "models"], build_serial=False)
+    mesh = result.robot.links["upper"].visuals[0].geometry
+    assert mesh is not None and getattr(mesh, "filename", None) == "meshes/upper.stl"
+    assert result.converted.link_directories["upper"] == arm.resolve()
+    assert result.resolve_uri("meshes/upper.stl", "upper") == (arm / "meshes" / "upper.stl").resolve()
+    assert result.resolve_uri("model://arm/meshes/upper.stl") == (arm / "meshes" / "upper.stl").resolve()
+    assert result.resolve_uri("meshes/upper.stl") is None  # not next to the world file
+    assert result.resolve_uri("https://fuel.gazebosim.org/x.dae", "upper") is None
