@@ -211,13 +211,15 @@ std::string FrameJson(const sdf::Frame &_frame, const std::string &_scopeFrame,
   return object.Str();
 }
 
-std::string AxisJson(const sdf::JointAxis &_axis, const std::string &_what, int _indent)
+std::string AxisJson(const sdf::JointAxis &_axis, const std::string &_element, const std::string &_what,
+                     int _indent)
 {
   Vector inJoint;
   Vector inModel;
   Check(_axis.ResolveXyz(inJoint), _what + " xyz");
   Check(_axis.ResolveXyz(inModel, "__model__"), _what + " xyz in __model__");
   Object object(_indent);
+  object.Add("element", String(_element));
   object.Add("xyz", VectorJson(inJoint));
   object.Add("xyz_model", VectorJson(inModel));
   object.Add("raw_xyz", VectorJson(_axis.Xyz()));
@@ -244,7 +246,10 @@ std::string JointJson(const sdf::Joint &_joint, const Pose &_modelWorld, const s
   {
     const sdf::JointAxis *axis = _joint.Axis(i);
     if (axis)
-      axes.push_back(AxisJson(*axis, what + (i ? " axis2" : " axis"), _indent + 4));
+    {
+      const std::string element = i ? "axis2" : "axis";
+      axes.push_back(AxisJson(*axis, element, what + " " + element, _indent + 4));
+    }
   }
   Object object(_indent);
   object.Add("name", String(_joint.Name()));
