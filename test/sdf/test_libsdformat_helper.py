@@ -18,6 +18,7 @@ import pytest
 from libsdformat_reference import (
     CORPUS_DIR,
     CORPUS_RESOURCE_DIRS,
+    LIBSDFORMAT_REJECTS,
     SPEC_VERSION,
     Libsdformat,
     LibsdformatError,
@@ -33,33 +34,6 @@ from libsdformat_reference import (
     relabel_text,
     relabelled_copy,
 )
-
-# Corpus SDF files libsdformat 12.3 rejects (the corpus README marks them "libsdformat12: error").
-LIBSDFORMAT_REJECTS = {
-    "gz_sim/test/worlds/model_nested_include.sdf": "Unable to find uri[https://fuel",  # Fuel URI
-    # model://frame.sdf is found nowhere else, so libsdformat takes its own spec file frame.sdf.
-    "sas_robot_driver_gazebo/sdf/iiwa14_world.sdf": "Unable to read file[/usr/share//sdformat12/1.9/frame.sdf]",
-    "sdformat/test/sdf/bad_syntax_pose.sdf": "Error reading element <pose>",
-    "sdformat/test/sdf/empty_noversion.sdf": "Unable to read file",
-    "sdformat/test/sdf/includes_missing_model.sdf": "Unable to find uri[missing_model]",
-    "sdformat/test/sdf/invalid_xml_syntax.sdf": "Unable to read file",
-    "sdformat/test/sdf/joint_axis_xyz_normalization.sdf": "The norm of the xyz vector cannot be zero",
-    "sdformat/test/sdf/joint_child_world.sdf": "invalid child link [world]",
-    "sdformat/test/sdf/joint_invalid_child.sdf": "Child frame with name[invalid]",
-    "sdformat/test/sdf/joint_invalid_parent.sdf": "parent frame with name[invalid]",
-    "sdformat/test/sdf/joint_invalid_parent_same_as_child.sdf": "must specify different frame names",
-    "sdformat/test/sdf/joint_invalid_self_child.sdf": "FrameAttachedToGraph cycle detected",
-    "sdformat/test/sdf/joint_nested_parent_child.sdf": "parent frame with name[M1::__model__]",
-    "sdformat/test/sdf/model_duplicate_links.sdf": "link with name[link] already exists",
-    "sdformat/test/sdf/model_frame_invalid_attached_to_cycle.sdf": "FrameAttachedToGraph cycle detected",
-    "sdformat/test/sdf/model_invalid_canonical_link.sdf": "canonical_link with name[link3] not found",
-    "sdformat/test/sdf/model_invalid_frame_relative_to_cycle.sdf": "PoseRelativeToGraph cycle detected",
-    "sdformat/test/sdf/model_invalid_reserved_names.sdf": "The supplied link name [world] is reserved",
-    "sdformat/test/sdf/model_without_links.sdf": "A model must have at least one link",
-    "sdformat/test/sdf/root_duplicate_models.sdf": "model with name[robot1] already exists",
-    "sdformat/test/sdf/root_multiple_models.sdf": "Root object can only contain one model",
-    "synthetic/sdf_include_missing.sdf": "Unable to find uri[model://does_not_exist]",
-}
 
 LoadAs19 = Callable[..., dict[str, Any]]
 
