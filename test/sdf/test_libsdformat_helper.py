@@ -20,8 +20,10 @@ from libsdformat_reference import (
     CORPUS_RESOURCE_DIRS,
     LIBSDFORMAT_REJECTS,
     SPEC_VERSION,
+    HelperUnavailable,
     Libsdformat,
     LibsdformatError,
+    build_helper,
     corpus_sdfs,
     declared_version,
     entities,
@@ -237,6 +239,12 @@ def test_uris_resolve_through_resource_paths_only(
     found = entities(libsdformat(world, [models_dir]))
     assert {name for kind, name in found if kind == "model"} == {"b1", "plain", "local"}
     assert pose_error(found["link", "b1::l"]["world_pose"], [5, 0, 1, *IDENTITY]) < 1e-15
+
+
+def test_a_missing_compiler_is_a_reason_to_skip(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CXX", "no-such-compiler-here")
+    with pytest.raises(HelperUnavailable, match="no C.. compiler .no-such-compiler-here."):
+        build_helper(tmp_path)
 
 
 def test_time_load(libsdformat: Libsdformat, tmp_path: Path) -> None:
