@@ -40,13 +40,13 @@ its parent model frame, or to the world for top-level models).
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 
 from bb_robot.model.transforms import Matrix
-from bb_robot.sdf.document import SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
+from bb_robot.sdf.document import PoseSpec, SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
 from bb_robot.sdf.errors import FrameError, FrameProblem, listing
 
 FrameKind = Literal["world", "model", "link", "joint", "frame"]
@@ -662,8 +662,6 @@ def canonical_link_name(model: SdfModel) -> str | None:
 
 def pose_in_model_with_placement(model: SdfModel, raw: Matrix) -> Matrix:
     """``raw · X_MP⁻¹``: the model frame's pose when ``raw`` is its placement frame's pose."""
-    from bb_robot.sdf.document import SdfDocument
-
     document = SdfDocument(
         path=model.where.source, version=model.version, world=None, model=_unplaced(model), warnings=(), files=()
     )
@@ -682,10 +680,6 @@ def pose_in_model_with_placement(model: SdfModel, raw: Matrix) -> Matrix:
 
 
 def _unplaced(model: SdfModel) -> SdfModel:
-    from dataclasses import replace
-
-    from bb_robot.sdf.document import PoseSpec
-
     return replace(model, pose=PoseSpec.identity(model.where), placement_frame="")
 
 
