@@ -357,3 +357,30 @@ def test_static_model_warns() -> None:
         '<joint name="j" type="revolute"><parent>a</parent><child>b</child></joint>'
     )
     assert any("is static" in w for w in result.warnings)
+
+
+def test_kinematic_loops_are_invalid_robots(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
+    from bb_robot.model.errors import InvalidRobot
+
+    with pytest.raises(InvalidRobot) as caught:
+        load(
+            corpus_dir,
+            corpus_resource_paths,
+            "sdformat/test/sdf/joint_nested_parent_child.sdf",
+            "joint_nested_parent_child",
+        )
+    assert "link 'L1' has 3 parent joints ('J1', 'J2', 'J6')" in str(caught.value)
+    assert caught.value.source == str(corpus_dir / "sdformat/test/sdf/joint_nested_parent_child.sdf")
+
+
+def test_a_nested_model_loads_on_its_own(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
+    from bb_robot.sdf import read_document
+
+    document = read_document(
+        corpus_dir / "sdformat/test/sdf/nested_model_cross_references.sdf", resource_paths=corpus_resource_paths
+    )
+    mid = document.find_model("top_model::mid_model")
+    assert mid is not None and mid.pose.relative_to == "top_link"  # refers to its parent's frame
+    result = load_from_model(mid, "top_model::mid_model", build_serial=False)
+    assert result.source_scope == "top_model::mid_model"
+    assert "bottom_model::bottom_link" in result.link_names
