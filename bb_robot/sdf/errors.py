@@ -114,7 +114,8 @@ IncludeProblem = Literal["missing", "cycle", "network", "depth", "no_model", "ba
 class IncludeError(SdfError):
     """An ``<include>`` that cannot be expanded.
 
-    ``kind`` is ``"missing"`` (``searched`` lists every directory looked in),
+    ``kind`` is ``"missing"`` (``searched`` lists every path looked for, one per directory
+    searched: the including file's, ``resource_paths``, ``GZ_SIM_RESOURCE_PATH``, ``SDF_PATH``),
     ``"cycle"`` (``chain`` lists the files from the outermost to the repeated one),
     ``"network"`` (an http(s)/Fuel URI: nothing is fetched), ``"depth"`` (more than
     :data:`~bb_robot.sdf.document.MAX_INCLUDE_DEPTH` levels), ``"no_model"`` (the included
