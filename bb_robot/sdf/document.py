@@ -491,6 +491,8 @@ class _Reader:
 
 # --------------------------------------------------------------------------- geometry
 def _material(reader: _Reader, node: Node | None, owner: tuple[str, str]) -> Material | None:
+    """The colour of a ``<material>``; ``None`` without ``<diffuse>``/``<ambient>`` (a Gazebo
+    ``<script>`` or ``<pbr>`` material has nothing the robot model or URDF can hold)."""
     if node is None:
         return None
     for tag in ("diffuse", "ambient"):
@@ -499,7 +501,7 @@ def _material(reader: _Reader, node: Node | None, owner: tuple[str, str]) -> Mat
             values = reader.numbers(element, (3, 4), owner)
             alpha = values[3] if len(values) == 4 else 1.0
             return Material(color=Color(values[0], values[1], values[2], alpha))
-    return Material()
+    return None
 
 
 def _geometry(reader: _Reader, node: Node | None, owner: tuple[str, str], warnings: list[str]) -> Geometry | None:

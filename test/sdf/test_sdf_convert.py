@@ -18,6 +18,7 @@ from bb_robot.sdf import read_string
 from bb_robot.sdf.document import SdfJoint
 from bb_robot.sdf.frames import WORLD, join
 from bb_robot.sdf.loader import SdfLoadResult, load_from_file, load_from_model
+from bb_robot.urdf.writer import robot_to_urdf
 
 # (file, scope): models the corpus selects only with a scope
 SCOPED = (
@@ -349,6 +350,20 @@ def test_geometry_materials_inertials_and_visual_poses() -> None:
     assert link.inertial is not None and link.inertial.mass == 2.5
     assert (link.inertial.inertia.ixx, link.inertial.inertia.izz, link.inertial.inertia.ixy) == (1.0, 3.0, 0.1)
     assert link.inertial.origin is not None and link.inertial.origin.xyz == (0.0, 0.0, 0.1)
+
+
+def test_a_material_without_colour_is_not_kept() -> None:
+    # Gazebo script and PBR materials have nothing the robot model (or URDF) can hold: no empty Material
+    result = model(
+        '<link name="a"><visual name="v"><geometry><box><size>1 1 1</size></box></geometry>'
+        "<material><script><uri>file://media/materials/scripts/gazebo.material</uri><name>Gazebo/Grey</name>"
+        "</script></material></visual>"
+        '<visual name="w"><geometry><sphere><radius>1</radius></sphere></geometry>'
+        "<material><pbr><metal><albedo_map>a.png</albedo_map></metal></pbr></material></visual></link>",
+        scope="m",
+    )
+    assert [v.material for v in result.robot.links["a"].visuals] == [None, None]
+    assert "<material" not in robot_to_urdf(result.robot)
 
 
 def test_static_model_warns() -> None:
