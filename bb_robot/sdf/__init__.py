@@ -11,7 +11,9 @@ Layers, each usable on its own (pure Python and numpy):
 * :mod:`~bb_robot.sdf.convert` — choosing the kinematic model and converting it to a
   :class:`~bb_robot.model.robot.Robot`;
 * :mod:`~bb_robot.sdf.loader` — the entry points :func:`load_from_file`,
-  :func:`load_from_sdf_file`, :func:`load_from_model`.
+  :func:`load_from_sdf_file`, :func:`load_from_model`;
+* :mod:`~bb_robot.sdf.export` — the loaded robot as URDF (:func:`sdf_to_urdf`,
+  ``SdfLoadResult.to_urdf``).
 
 Every failure is an :class:`SdfError` naming the file, line, element and name involved.
 ``docs/sdf.md`` describes what is supported and the decisions taken.
@@ -31,6 +33,7 @@ from .errors import (
     UnsafeSdfError,
     UnsupportedSdfError,
 )
+from .export import sdf_to_urdf
 from .frames import FrameGraph, ResolvedModel, resolve, resolved_poses, world_poses
 from .loader import SdfLoadResult, WorldInfo, load_from_file, load_from_model, load_from_sdf_file
 
@@ -62,6 +65,7 @@ __all__ = [
     "read_string",
     "resolve",
     "resolved_poses",
+    "sdf_to_urdf",
     "select_model",
     "world_poses",
 ]

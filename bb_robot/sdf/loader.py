@@ -8,7 +8,8 @@
 Each returns an :class:`SdfLoadResult`: the :class:`~bb_robot.model.robot.Robot`, the
 serial-manipulator model built from it (``serial``; pass ``build_serial=False`` to skip
 it, e.g. for a tree or a model whose axes are not +z in strict mode), joint and link
-names, the selected scope, the world's facts and the warnings.  See ``docs/sdf.md``.
+names, the selected scope, the world's facts and the warnings; ``result.to_urdf()`` writes the
+robot as URDF (:mod:`bb_robot.sdf.export`).  See ``docs/sdf.md``.
 """
 
 from __future__ import annotations
@@ -26,8 +27,10 @@ from bb_robot.model.transforms import Matrix
 from bb_robot.sdf.convert import ConvertedModel, convert_model, select_model
 from bb_robot.sdf.document import SdfDocument, SdfModel, SdfPlugin, read_document
 from bb_robot.sdf.errors import SdfStructureError
+from bb_robot.sdf.export import MeshUris, sdf_to_urdf
 from bb_robot.sdf.frames import FrameGraph, resolve
 from bb_robot.sdf.resources import resolve_resource
+from bb_robot.urdf.writer import UNKNOWN_LIMIT
 
 
 @dataclass(frozen=True, eq=False)
@@ -63,6 +66,8 @@ class SdfLoadResult:
       link in the world; ``canonical_link``: its (relative) name;
     * ``world``: :class:`WorldInfo`; ``warnings``: every warning, ``file:line: ...``;
     * ``document``, ``frames``, ``converted``: the layers underneath, for more detail.
+
+    :meth:`to_urdf` exports the robot as URDF; :meth:`resolve_uri` finds a mesh file.
     """
 
     robot: Robot
@@ -91,6 +96,22 @@ class SdfLoadResult:
         if base is None and self.document.path:
             base = Path(self.document.path).parent
         return resolve_resource(uri, base, self.document.resource_paths)
+
+    def to_urdf(
+        self,
+        *,
+        mesh_uris: MeshUris = "keep",
+        strict_uris: bool = False,
+        unknown_limit: float = UNKNOWN_LIMIT,
+    ) -> str:
+        """The robot as URDF text, to publish as ``robot_description``.
+
+        ``mesh_uris="keep"`` keeps mesh and texture URIs as the SDF wrote them; ``"file"``
+        writes each one :meth:`resolve_uri` finds as an absolute ``file://`` URI (one it
+        cannot find stays as written, or raises with ``strict_uris=True``).  See
+        :func:`bb_robot.sdf.export.sdf_to_urdf`.
+        """
+        return sdf_to_urdf(self, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
 
 
 def _world_info(document: SdfDocument) -> WorldInfo:
