@@ -1,0 +1,291 @@
+"""What every ``bb-robot`` command shares: exit codes, loading any description, options, output.
+
+:func:`load` reads a URDF, xacro, SDF model or SDF world file into a :class:`Loaded`; the
+format is detected from the root element (``<robot>`` or ``<sdf>``), else from the file's
+extension.  Commands raise :class:`UsageError` for option values that cannot be used (exit
+2) and let :class:`~bb_robot.errors.BbRobotError` through for descriptions that cannot be
+used (exit 1); :func:`bb_robot.cli.main` turns both into a message.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Final, Literal
+
+from bb_robot.errors import BbRobotError
+from bb_robot.model.robot import Robot
+from bb_robot.model.transforms import Matrix, matrix_to_quaternion
+
+if TYPE_CHECKING:
+    from bb_robot.sdf.loader import SdfLoadResult
+
+EXIT_OK: Final = 0
+EXIT_INPUT: Final = 1
+EXIT_USAGE: Final = 2
+
+Format = Literal["urdf", "sdf"]
+
+#: How much of a file is read to find its root element.
+SNIFF_BYTES: Final = 64 * 1024
+_SDF_SUFFIXES: Final = (".sdf", ".world")
+_COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
+_FIRST_ELEMENT = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+
+
+class UsageError(Exception):
+    """An option value, or a combination of options, that cannot be used (exit code 2)."""
+
+
+class InputFileError(BbRobotError):
+    """The file named on the command line cannot be read at all (missing, a directory, ...)."""
+
+    def __init__(self, path: str, problem: str) -> None:
+        self.path = path
+        self.problem = problem
+        super().__init__(f"{path}: {problem}")
+
+
+class InputError(BbRobotError):
+    """A description that loaded but cannot be used for what the command was asked (exit code 1)."""
+
+
+# ------------------------------------------------------------------------------- loading
+def detect_format(path: str | os.PathLike[str]) -> Format:
+    """Return ``"sdf"`` or ``"urdf"`` for the file at ``path``.
+
+    The root element decides (``<sdf>`` or ``<robot>``; comments, the XML declaration and a
+    DOCTYPE before it are skipped); without a recognisable one (empty file, junk, another
+    root), ``.sdf`` and ``.world`` files are SDF and everything else URDF, so that the
+    loader of that format reports what is wrong.  Raises :class:`InputFileError` when the
+    path is missing, a directory or not a regular file, or cannot be read.
+    """
+    name = os.fspath(path)
+    file = Path(name)
+    if not file.exists():
+        raise InputFileError(name, "no such file")
+    if file.is_dir():
+        raise InputFileError(name, "is a directory, not a robot description file")
+    if not file.is_file():
+        raise InputFileError(name, "is not a regular file")
+    try:
+        with file.open("rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError as error:
+        raise InputFileError(name, f"cannot be read ({error.strerror or error})") from None
+    match = _FIRST_ELEMENT.search(_COMMENT.sub(b"", head))
+    root = match.group(1).decode("ascii", "replace").lower() if match else ""
+    if root == "sdf":
+        return "sdf"
+    if root == "robot":
+        return "urdf"
+    return "sdf" if name.lower().endswith(_SDF_SUFFIXES) else "urdf"
+
+
+@dataclass(frozen=True, eq=False)
+class Loaded:
+    """A description loaded for a command.
+
+    ``robot`` is the robot model (URDF convention); ``sdf`` the SDF loader's full result
+    (``None`` for URDF and xacro); ``warnings`` every warning of the load.
+    """
+
+    path: str
+    format: Format
+    robot: Robot
+    sdf: SdfLoadResult | None
+    warnings: tuple[str, ...]
+
+    @property
+    def source_scope(self) -> str | None:
+        """The selected SDF model's scoped name; ``None`` for URDF."""
+        return self.sdf.source_scope if self.sdf is not None else None
+
+
+def load(
+    path: str | os.PathLike[str],
+    *,
+    scope: str | None = None,
+    resource_paths: Sequence[str] = (),
+    xacro_args: Mapping[str, str] | None = None,
+) -> Loaded:
+    """Load a URDF, xacro or SDF (model or world) file.
+
+    ``scope`` selects the SDF model (default: the loader's choice); ``resource_paths`` are
+    searched for SDF includes (a URDF ignores them); ``xacro_args`` go to xacro (a warning
+    for an SDF).  ``scope`` for a URDF is a :class:`UsageError`.  Raises the loaders' errors
+    (:class:`~bb_robot.errors.BbRobotError`) for a description that cannot be used.
+    """
+    name = os.fspath(path)
+    fmt = detect_format(name)
+    if fmt == "urdf":
+        if scope:
+            raise UsageError(f"--scope selects a model of an SDF file; {name} is URDF")
+        from bb_robot.urdf.builder import load_urdf
+
+        robot = load_urdf(name, xacro_args=xacro_args)
+        return Loaded(name, "urdf", robot, None, tuple(robot.warnings))
+    from bb_robot.sdf.loader import load_from_file
+
+    result = load_from_file(name, scope or "", resource_paths=list(resource_paths), build_serial=False)
+    warnings = tuple(result.warnings)
+    if xacro_args:
+        warnings += (f"{name}: --xacro-arg ignored: the file is SDF, not xacro",)
+    return Loaded(name, "sdf", result.robot, result, warnings)
+
+
+def explain(error: BaseException) -> str:
+    """``str(error)``, with the command-line option to use where the message names an API argument."""
+    from bb_robot.sdf.errors import IncludeError, ScopeError
+
+    text = str(error).rstrip()
+    if isinstance(error, ScopeError) and error.kind in ("tie", "unknown"):
+        text += " (on the command line: --scope SCOPE)"
+    elif isinstance(error, IncludeError) and error.kind == "missing":
+        text += " (on the command line: --resource-path DIR)"
+    return text
+
+
+# ------------------------------------------------------------------------------- options
+def add_input_options(parser: argparse.ArgumentParser, *, file_help: str | None = None) -> None:
+    """Add FILE, ``--scope``, ``--resource-path`` and ``--xacro-arg`` to a command."""
+    parser.add_argument(
+        "file",
+        metavar="FILE",
+        help=file_help or "robot description: URDF, xacro, SDF model or SDF world (detected from the root element)",
+    )
+    add_source_options(parser)
+
+
+def add_source_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--scope``, ``--resource-path`` and ``--xacro-arg`` (FILE added by the caller)."""
+    parser.add_argument(
+        "--scope",
+        metavar="S",
+        help="SDF: the model to use, as its full scoped name (a::b::c); default: the most deeply "
+        "nested model with a movable joint",
+    )
+    parser.add_argument(
+        "--resource-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="SDF: a directory searched for <include> URIs (repeatable), after the including file's "
+        "directory and before GZ_SIM_RESOURCE_PATH and SDF_PATH",
+    )
+    parser.add_argument(
+        "--xacro-arg",
+        action="append",
+        default=[],
+        metavar="NAME:=VALUE",
+        help="xacro: an argument for the expansion (repeatable)",
+    )
+
+
+def add_json_option(parser: argparse.ArgumentParser, shape: str) -> None:
+    """Add ``--json``, documenting the shape of its output."""
+    parser.add_argument("--json", action="store_true", help=f"print JSON for scripts: {shape}")
+
+
+def load_from_args(args: argparse.Namespace, path: str | None = None) -> Loaded:
+    """:func:`load` with the input options of :func:`add_input_options`."""
+    return load(
+        path if path is not None else args.file,
+        scope=args.scope,
+        resource_paths=args.resource_path,
+        xacro_args=parse_xacro_args(args.xacro_arg),
+    )
+
+
+def parse_xacro_args(items: Sequence[str]) -> dict[str, str]:
+    """``NAME:=VALUE`` items as a mapping (:class:`UsageError` for a malformed one)."""
+    values: dict[str, str] = {}
+    for item in items:
+        name, sep, value = item.partition(":=")
+        if not sep or not name:
+            raise UsageError(f"--xacro-arg expects NAME:=VALUE, got '{item}'")
+        values[name] = value
+    return values
+
+
+def parse_joint_values(items: Sequence[str]) -> dict[str, float]:
+    """``NAME=VALUE`` items (radians or metres) as a mapping.
+
+    The value is after the last ``=``; a missing name, a value that is not a finite number
+    or a joint given twice is a :class:`UsageError`.
+    """
+    values: dict[str, float] = {}
+    for item in items:
+        name, sep, text = item.rpartition("=")
+        try:
+            if not sep or not name:
+                raise ValueError
+            value = float(text)
+        except ValueError:
+            raise UsageError(f"--joint expects NAME=VALUE with a number, got '{item}'") from None
+        if not math.isfinite(value):
+            raise UsageError(f"--joint {name}: the value must be a finite number, got '{text}'")
+        if name in values:
+            raise UsageError(f"--joint {name} is given more than once")
+        values[name] = value
+    return values
+
+
+# -------------------------------------------------------------------------------- output
+def finite_or_none(value: float | None) -> float | None:
+    """``value`` as a float, or ``None`` when it is missing, infinite or NaN (JSON ``null``)."""
+    if value is None:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) else None
+
+
+def pose_json(pose: Matrix) -> dict[str, list[float]]:
+    """``{"xyz": [x, y, z], "quat_xyzw": [x, y, z, w]}`` of a 4×4 pose (unit quaternion, w ≥ 0)."""
+    xyz = [float(c) + 0.0 for c in pose[:3, 3]]  # + 0.0 turns -0.0 into 0.0
+    quat = [c + 0.0 for c in matrix_to_quaternion(pose[:3, :3])]
+    return {"xyz": xyz, "quat_xyzw": quat}
+
+
+_NUMBER_ARRAY = re.compile(r"\[\s+((?:-?[\d.eE+-]+|null)(?:,\s+(?:-?[\d.eE+-]+|null))*)\s+\]")
+
+
+def to_json(data: Any) -> str:
+    """``data`` as strict JSON (no NaN or Infinity: ``ValueError``), indented, number arrays on one line."""
+    text = json.dumps(data, allow_nan=False, indent=2, ensure_ascii=False)
+    return _NUMBER_ARRAY.sub(lambda m: "[" + ", ".join(v.strip() for v in m.group(1).split(",")) + "]", text)
+
+
+def print_json(data: Any) -> None:
+    """Print :func:`to_json` of ``data`` on stdout."""
+    print(to_json(data))
+
+
+def warn(text: str) -> None:
+    """Print ``warning: text`` on stderr."""
+    print(f"warning: {text}", file=sys.stderr)
+
+
+def number(value: float) -> str:
+    """A short human form of a number: 6 significant digits, ``0`` for zero, ``inf`` kept."""
+    return f"{value:.6g}" if value != 0 else "0"
+
+
+def table(headers: Sequence[str], rows: Sequence[Sequence[str]], *, right: Sequence[int] = ()) -> str:
+    """Rows aligned under their headers, columns two spaces apart (``right``: right-aligned columns)."""
+    widths = [len(h) for h in headers]
+    for row in rows:
+        widths = [max(w, len(cell)) for w, cell in zip(widths, row, strict=True)]
+
+    def line(cells: Sequence[str]) -> str:
+        parts = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths, strict=True))]
+        return "  ".join(parts).rstrip()
+
+    return "\n".join([line(headers), line(["-" * w for w in widths]), *(line(r) for r in rows)])
