@@ -5,6 +5,17 @@
 :func:`bb_robot.urdf.builder.build_robot` gives the same model, float for float, except
 where URDF needs a value the model does not have (placeholders, below).
 
+Layers
+------
+* :class:`UrdfElements` turns the values of the intermediate representation
+  (:mod:`bb_robot.urdf.ir`: links, joints, transmissions, materials, geometry) into
+  ``<link>``, ``<joint>``... elements.  It is the one place bb_robot formats URDF: the
+  authoring API (:mod:`bb_robot.authoring`) builds its ``to_xml`` text with it too.
+  :func:`ir_to_urdf` writes a whole intermediate representation.
+* :func:`model_to_ir` turns a model into the intermediate representation, filling in the
+  placeholders below; :func:`robot_to_urdf` is the two together, plus XML comments marking
+  each placeholder.
+
 What is written
 ---------------
 * ``<robot name>``; links and joints in topological order (root first, each joint after
@@ -47,7 +58,7 @@ Placeholders
   document without one), which the model does not keep: :data:`HARDWARE_INTERFACE`
   (``JointStateInterface``: the joint's state can be read; it claims no command interface).
 * ``<safety_controller>`` requires ``k_velocity``, which the model does not keep:
-  ``k_velocity="0"`` is written with a comment (``k_position`` is left out; URDF reads 0).
+  ``k_velocity="0.0"`` is written with a comment (``k_position`` is left out; URDF reads 0).
 
 Exactness
 ---------
@@ -71,7 +82,7 @@ from __future__ import annotations
 import math
 import re
 import xml.etree.ElementTree as ET
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from os import PathLike
 from pathlib import Path
 
@@ -89,14 +100,22 @@ from bb_robot.model.geometry import (
     Visual,
 )
 from bb_robot.model.robot import JOINT_TYPES, ActuatorInfo, Joint, JointLimits, Robot
+from bb_robot.urdf import ir
 
 __all__ = [
     "HARDWARE_INTERFACE",
+    "SIMPLE_TRANSMISSION",
     "UNKNOWN_LIMIT",
+    "UrdfElements",
     "UrdfWriteError",
+    "ir_to_urdf",
     "keep_uris",
+    "model_to_ir",
+    "non_xml_character",
+    "render",
     "resolve_to_file_uris",
     "robot_to_urdf",
+    "urdf_document",
 ]
 
 UNKNOWN_LIMIT = 1e16
@@ -128,6 +147,12 @@ class UrdfWriteError(BbRobotError, ValueError):
         self.problem = problem
         what = "URDF" if robot is None else f"robot '{robot}' as URDF"
         super().__init__(f"cannot write {what}: {where}: {problem}")
+
+
+def non_xml_character(value: str) -> str | None:
+    """The first character of ``value`` that XML 1.0 cannot hold (not even escaped), or ``None``."""
+    bad = _NOT_XML.search(value)
+    return None if bad is None else bad.group()
 
 
 # ------------------------------------------------------------------------------ mesh URIs
@@ -173,29 +198,96 @@ def robot_to_urdf(
     module notes on limits), empty names, names with characters XML cannot carry, unknown
     joint types, a zero axis on a joint that moves.
     """
-    if not math.isfinite(unknown_limit):
-        raise UrdfWriteError(robot.name, "unknown_limit", f"{unknown_limit!r} is not a finite number")
-    root = _Writer(robot, mesh_uri or keep_uris, float(unknown_limit)).document()
-    ET.indent(root, space="  ")
-    return '<?xml version="1.0"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+    doc, notes = _model_to_ir(robot, unknown_limit)
+    root = UrdfElements(robot.name, mesh_uri, doc.materials).robot(
+        doc, comment=" Written by bb_robot (bb_robot.urdf.writer) from a robot model. "
+    )
+    for element in root.findall("joint"):
+        for tag, comment in notes.get(element.get("name", ""), ()):
+            found = element.find(tag)
+            assert found is not None
+            element.insert(list(element).index(found), ET.Comment(comment))
+    transmissions = root.findall("transmission")
+    if transmissions:
+        root.insert(list(root).index(transmissions[0]), ET.Comment(_TRANSMISSION_COMMENT))
+    return urdf_document(root)
 
 
-# ------------------------------------------------------------------------------- values
-class _Writer:
-    def __init__(self, robot: Robot, mesh_uri: UriMapper, unknown_limit: float) -> None:
-        self.robot = robot
-        self.mesh_uri = mesh_uri
-        self.unknown_limit = unknown_limit
-        self.shared = self._shared_materials()
+def model_to_ir(robot: Robot, *, unknown_limit: float = UNKNOWN_LIMIT) -> ir.Robot:
+    """Return the intermediate representation :func:`robot_to_urdf` writes for ``robot``.
+
+    Links and joints in topological order, the placeholders of the module notes filled in,
+    named materials that several visuals share (always identically) in ``materials``, one
+    transmission per actuator; ``warnings`` and ``source`` are the model's.  Raises
+    :class:`UrdfWriteError` for an infinite ``unknown_limit``; the values themselves are
+    checked when they are written.
+    """
+    return _model_to_ir(robot, unknown_limit)[0]
+
+
+def ir_to_urdf(
+    doc: ir.Robot,
+    *,
+    mesh_uri: UriMapper | None = None,
+    hardware_interface: str = HARDWARE_INTERFACE,
+    comment: str | None = None,
+) -> str:
+    """Return the intermediate representation ``doc`` as a URDF document.
+
+    Parsing the text gives ``doc`` back (``warnings`` and ``source`` aside): materials are
+    defined at the top level as ``doc.materials`` has them and referenced by the visuals
+    that use them unchanged; links, joints and transmissions keep their order.  Every
+    transmission joint gets ``hardware_interface`` (the IR does not keep one).  ``comment``
+    becomes an XML comment at the top of ``<robot>``.  Raises :class:`UrdfWriteError` for
+    values URDF cannot hold.
+    """
+    elements = UrdfElements(doc.name, mesh_uri, doc.materials)
+    return urdf_document(elements.robot(doc, hardware_interface=hardware_interface, comment=comment))
+
+
+def render(element: ET.Element, indent: str = "") -> str:
+    """``element`` as indented XML text (two spaces a level), every line prefixed by ``indent``."""
+    ET.indent(element, space="  ")
+    text = ET.tostring(element, encoding="unicode")
+    return "\n".join(indent + line for line in text.split("\n"))
+
+
+def urdf_document(root: ET.Element) -> str:
+    """The text of a URDF document whose ``<robot>`` element is ``root``: declaration, body, newline."""
+    return '<?xml version="1.0"?>\n' + render(root) + "\n"
+
+
+# ------------------------------------------------------------------------------ elements
+class UrdfElements:
+    """Builds URDF elements from the values of the intermediate representation.
+
+    ``robot`` names the robot in error messages (``None``: none); ``mesh_uri`` maps every
+    mesh filename and texture URI written; a visual's material equal to
+    ``shared_materials[material.name]`` is written as a reference (``<material name="x"/>``),
+    any other material in full.  Every method raises :class:`UrdfWriteError` for a value
+    URDF cannot hold: NaN and infinite numbers, empty names (where URDF requires one),
+    characters XML cannot carry, unknown joint types, zero axes.  Numbers are written with
+    :func:`repr` (the shortest text that reads back as the same double).
+    """
+
+    def __init__(
+        self,
+        robot: str | None = None,
+        mesh_uri: UriMapper | None = None,
+        shared_materials: Mapping[str, Material] | None = None,
+    ) -> None:
+        self.robot_name = robot
+        self.mesh_uri = mesh_uri or keep_uris
+        self.shared: Mapping[str, Material] = shared_materials or {}
 
     # -- checks ----------------------------------------------------------------------------
     def fail(self, where: str, problem: str) -> UrdfWriteError:
-        return UrdfWriteError(self.robot.name, where, problem)
+        return UrdfWriteError(self.robot_name, where, problem)
 
     def text(self, value: str, where: str) -> str:
-        bad = _NOT_XML.search(value)
+        bad = non_xml_character(value)
         if bad is not None:
-            raise self.fail(where, f"{value!r} holds the character {bad.group()!r}, which XML cannot carry")
+            raise self.fail(where, f"{value!r} holds the character {bad!r}, which XML cannot carry")
         return value
 
     def name(self, value: str | None, where: str) -> str:
@@ -212,41 +304,38 @@ class _Writer:
     def numbers(self, values: Iterable[float], where: str) -> str:
         return " ".join(self.number(v, where) for v in values)
 
-    # -- document --------------------------------------------------------------------------
-    def document(self) -> ET.Element:
-        robot = self.robot
-        root = ET.Element("robot", name=self.name(robot.name, "<robot name>"))
-        root.append(ET.Comment(" Written by bb_robot (bb_robot.urdf.writer) from a robot model. "))
+    # -- robot -----------------------------------------------------------------------------
+    def robot(
+        self,
+        doc: ir.Robot,
+        *,
+        hardware_interface: str | Mapping[str, str] = HARDWARE_INTERFACE,
+        comment: str | None = None,
+    ) -> ET.Element:
+        """``<robot>``: ``comment``, the top-level materials of ``self.shared``, links, joints,
+        transmissions.  ``hardware_interface`` is one for all transmissions or one per
+        transmission key of ``doc.transmissions`` (default :data:`HARDWARE_INTERFACE`)."""
+        root = ET.Element("robot", name=self.name(doc.name, "<robot name>"))
+        if comment is not None:
+            root.append(ET.Comment(comment))
         for name, material in self.shared.items():
-            element = ET.SubElement(root, "material", name=self.text(name, f"material '{name}'"))
-            self.material_body(element, material, f"material '{name}'")
-        for link in robot.links_in_order():
-            root.append(self.link(link.name, link.inertial, link.visuals, link.collisions))
-        for joint in robot.joints_in_order():
+            root.append(self.material_definition(name, material))
+        for link in doc.links:
+            root.append(self.link(link))
+        for joint in doc.joints:
             root.append(self.joint(joint))
-        actuators = [robot.actuators[name] for joint in robot.joints_in_order() for name in joint.actuators]
-        if actuators:
-            root.append(ET.Comment(_TRANSMISSION_COMMENT))
-        for actuator in actuators:
-            root.append(self.transmission(actuator))
+        for key, transmission in doc.transmissions.items():
+            interface = hardware_interface if isinstance(hardware_interface, str) else hardware_interface[key]
+            root.append(self.transmission(transmission, interface))
         return root
 
     # -- materials -------------------------------------------------------------------------
-    def _shared_materials(self) -> dict[str, Material]:
-        """Named materials with a definition that several visuals use, always identically."""
-        uses: dict[str, list[Material]] = {}
-        for link in self.robot.links_in_order():
-            for visual in link.visuals:
-                material = visual.material
-                if material is not None and material.name:
-                    uses.setdefault(material.name, []).append(material)
-        return {
-            name: found[0]
-            for name, found in uses.items()
-            if len(found) > 1
-            and all(m == found[0] for m in found)
-            and (found[0].color is not None or found[0].texture is not None)
-        }
+    def material_definition(self, name: str, material: Material) -> ET.Element:
+        """A top-level ``<material name>`` with its colour and texture."""
+        where = f"material '{name}'"
+        element = ET.Element("material", name=self.name(name, "<material name>"))
+        self.material_body(element, material, where)
+        return element
 
     def material_body(self, element: ET.Element, material: Material, where: str) -> None:
         if material.color is not None:
@@ -257,35 +346,35 @@ class _Writer:
             ET.SubElement(element, "texture", filename=texture)
 
     # -- links -----------------------------------------------------------------------------
-    def link(
-        self,
-        name: str,
-        inertial: Inertial | None,
-        visuals: Iterable[Visual],
-        collisions: Iterable[Collision],
-    ) -> ET.Element:
-        owner = f"link '{name}'"
-        element = ET.Element("link", name=self.name(name, "<link name>"))
-        if inertial is not None:
-            element.append(self.inertial(inertial, f"{owner} <inertial>"))
-        for visual in visuals:
-            element.append(self.visual(visual, f"{owner} <visual>"))
-        for collision in collisions:
-            element.append(self.shape_holder("collision", collision.name, collision.origin, collision.geometry, owner))
+    def link(self, link: ir.Link) -> ET.Element:
+        """``<link>``: inertial, every visual (``visual`` then ``extra_visuals``), every collision."""
+        owner = f"link '{link.name}'"
+        element = ET.Element("link", name=self.name(link.name, "<link name>"))
+        if link.inertial is not None:
+            element.append(self.inertial(link.inertial, f"{owner} <inertial>"))
+        for visual in (link.visual, *link.extra_visuals):
+            if visual is not None:
+                element.append(self.visual(visual, owner))
+        for collision in link.collisions:
+            element.append(self.collision(collision, owner))
         return element
 
-    def origin(self, parent: ET.Element, origin: Origin | None, where: str) -> None:
-        if origin is not None:
-            ET.SubElement(
-                parent,
-                "origin",
-                xyz=self.numbers(origin.xyz, f"{where} <origin xyz>"),
-                rpy=self.numbers(origin.rpy, f"{where} <origin rpy>"),
-            )
+    def origin(self, origin: Origin, where: str) -> ET.Element:
+        """``<origin xyz rpy>`` (both always written)."""
+        return ET.Element(
+            "origin",
+            xyz=self.numbers(origin.xyz, f"{where} <origin xyz>"),
+            rpy=self.numbers(origin.rpy, f"{where} <origin rpy>"),
+        )
 
-    def inertial(self, inertial: Inertial, where: str) -> ET.Element:
+    def _origin_in(self, parent: ET.Element, origin: Origin | None, where: str) -> None:
+        if origin is not None:
+            parent.append(self.origin(origin, where))
+
+    def inertial(self, inertial: Inertial, where: str = "<inertial>") -> ET.Element:
+        """``<inertial>``: origin (when not ``None``), mass (when not ``None``), all six inertia components."""
         element = ET.Element("inertial")
-        self.origin(element, inertial.origin, where)
+        self._origin_in(element, inertial.origin, where)
         if inertial.mass is not None:
             ET.SubElement(element, "mass", value=self.number(inertial.mass, f"{where} <mass>"))
         i = inertial.inertia
@@ -296,32 +385,41 @@ class _Writer:
         )
         return element
 
-    def visual(self, visual: Visual, where: str) -> ET.Element:
-        owner = where.removesuffix(" <visual>")
-        element = self.shape_holder("visual", visual.name, visual.origin, visual.geometry, owner)
+    def visual(self, visual: Visual, owner: str = "") -> ET.Element:
+        """``<visual>``; ``owner`` (``"link 'x'"``) names the link in messages."""
+        where = f"{owner} <visual>".lstrip()
+        element = self._shape_holder("visual", visual.name, visual.origin, visual.geometry, where)
         material = visual.material
         if material is not None:
             name = material.name or ""
             attrs = {"name": self.text(name, f"{where} <material name>")}
-            if name in self.shared:
+            if name in self.shared and self.shared[name] == material:
                 ET.SubElement(element, "material", attrs)
             else:
                 self.material_body(ET.SubElement(element, "material", attrs), material, f"{where} <material>")
         return element
 
-    def shape_holder(
-        self, tag: str, name: str | None, origin: Origin | None, geometry: Geometry | None, owner: str
+    def collision(self, collision: Collision, owner: str = "") -> ET.Element:
+        """``<collision>``; ``owner`` (``"link 'x'"``) names the link in messages."""
+        where = f"{owner} <collision>".lstrip()
+        return self._shape_holder("collision", collision.name, collision.origin, collision.geometry, where)
+
+    def _shape_holder(
+        self, tag: str, name: str | None, origin: Origin | None, geometry: Geometry | None, where: str
     ) -> ET.Element:
-        where = f"{owner} <{tag}>"
         element = ET.Element(tag)
         if name is not None:
             element.set("name", self.text(name, f"{where} name"))
-        self.origin(element, origin, where)
+        self._origin_in(element, origin, where)
         if geometry is not None:
             ET.SubElement(element, "geometry").append(self.geometry(geometry, where))
         return element
 
-    def geometry(self, geometry: Geometry, where: str) -> ET.Element:
+    def geometry(self, geometry: Geometry, where: str = "<geometry>") -> ET.Element:
+        """``<box>``, ``<cylinder>``, ``<sphere>`` or ``<mesh>`` (the content of ``<geometry>``).
+
+        A mesh writes ``extra_scale_xyz`` when set (a non-uniform scale), else ``scale``
+        (three times) when it is not 1."""
         if isinstance(geometry, Box):
             return ET.Element("box", size=self.numbers(geometry.size, f"{where} <box size>"))
         if isinstance(geometry, Cylinder):
@@ -342,27 +440,45 @@ class _Writer:
         raise self.fail(where, f"geometry {type(geometry).__name__} has no URDF form")
 
     # -- joints ----------------------------------------------------------------------------
-    def joint(self, joint: Joint) -> ET.Element:
+    def joint(self, joint: ir.Joint) -> ET.Element:
+        """``<joint>``: origin (when not ``None``), parent, child, axis (joint types that use
+        one: ``(1, 0, 0)`` when ``None``), limit, safety controller, dynamics, mimic.
+
+        Attributes equal to URDF's default ``0`` (a positive zero) are left out of
+        ``<safety_controller>``; ``k_velocity`` is always written."""
         owner = f"joint '{joint.name}'"
         if joint.type not in JOINT_TYPES:
             raise self.fail(owner, f"type '{joint.type}' is not a URDF joint type ({', '.join(JOINT_TYPES)})")
         element = ET.Element("joint", name=self.name(joint.name, "<joint name>"), type=joint.type)
-        self.origin(element, joint.origin, owner)
-        ET.SubElement(element, "parent", link=self.name(joint.parent_link, f"{owner} <parent link>"))
-        ET.SubElement(element, "child", link=self.name(joint.child_link, f"{owner} <child link>"))
+        self._origin_in(element, joint.origin, owner)
+        ET.SubElement(element, "parent", link=self.name(joint.parent, f"{owner} <parent link>"))
+        ET.SubElement(element, "child", link=self.name(joint.child, f"{owner} <child link>"))
         if joint.type in _AXIS_TYPES:
-            x, y, z = (float(c) for c in joint.axis)
+            x, y, z = (float(c) for c in (joint.axis or (1.0, 0.0, 0.0)))
             if x == y == z == 0.0:
                 raise self.fail(owner, "the axis has zero length (a moving joint needs a direction)")
             ET.SubElement(element, "axis", xyz=self.numbers((x, y, z), f"{owner} <axis xyz>"))
-        self.limits(element, joint, owner)
+        if joint.limit is not None:
+            limit = ET.SubElement(element, "limit")
+            for key in ("lower", "upper", "effort", "velocity"):
+                value = getattr(joint.limit, key)
+                if value is not None:
+                    limit.set(key, self.number(value, f"{owner} <limit {key}>"))
+        safety = joint.safety_controller
+        if safety is not None:
+            element_safety = ET.SubElement(element, "safety_controller")
+            for key in ("soft_lower_limit", "soft_upper_limit", "k_position"):
+                value = getattr(safety, key)
+                if not _is_positive_zero(value):
+                    element_safety.set(key, self.number(value, f"{owner} <safety_controller {key}>"))
+            element_safety.set("k_velocity", self.number(safety.k_velocity, f"{owner} <safety_controller k_velocity>"))
         if joint.dynamics is not None:
             dynamics = ET.SubElement(element, "dynamics")
             for key in ("damping", "friction"):
                 value = getattr(joint.dynamics, key)
                 if value is not None:
                     dynamics.set(key, self.number(value, f"{owner} <dynamics {key}>"))
-        if joint.mimic is not None and joint.type != "fixed":
+        if joint.mimic is not None:
             mimic = joint.mimic
             ET.SubElement(
                 element,
@@ -373,66 +489,161 @@ class _Writer:
             )
         return element
 
-    def limits(self, element: ET.Element, joint: Joint, owner: str) -> None:
-        limits = joint.limits or JointLimits()
-        bounded = joint.type != "continuous"
-        lower = limits.lower if bounded else None
-        upper = limits.upper if bounded else None
-        effort = _known_rate(limits.effort)
-        velocity = _known_rate(limits.velocity)
-        if joint.type in _BOUNDED_TYPES or any(v is not None for v in (lower, upper, effort, velocity)):
-            if effort is None or velocity is None:
-                element.append(
-                    ET.Comment(
-                        f" effort/velocity {self.unknown_limit!r}: a placeholder for a limit the model "
-                        "does not know (URDF requires both); give real limits where they matter "
-                    )
-                )
-            limit = ET.SubElement(element, "limit")
-            if lower is not None:
-                limit.set("lower", self.number(lower, f"{owner} <limit lower>"))
-            if upper is not None:
-                limit.set("upper", self.number(upper, f"{owner} <limit upper>"))
-            placeholder = self.unknown_limit
-            limit.set("effort", self.number(placeholder if effort is None else effort, f"{owner} <limit effort>"))
-            limit.set(
-                "velocity", self.number(placeholder if velocity is None else velocity, f"{owner} <limit velocity>")
-            )
-        soft = (limits.soft_lower, limits.soft_upper) if bounded else (None, None)
-        if soft != (None, None):
-            element.append(ET.Comment(_SAFETY_COMMENT))
-            safety = ET.SubElement(element, "safety_controller")
-            for key, value in zip(("soft_lower_limit", "soft_upper_limit"), soft, strict=True):
-                if value is not None:
-                    safety.set(key, self.number(value, f"{owner} <safety_controller {key}>"))
-            safety.set("k_velocity", "0")
-
     # -- transmissions ---------------------------------------------------------------------
-    def transmission(self, actuator: ActuatorInfo) -> ET.Element:
-        owner = f"actuator '{actuator.name}'"
-        name = self.name(actuator.name, "<actuator name>")
-        element = ET.Element("transmission", name=f"{name}_transmission")
+    def transmission(self, transmission: ir.Transmission, hardware_interface: str = HARDWARE_INTERFACE) -> ET.Element:
+        """A simple ``<transmission>``: its joint (with ``hardware_interface`` and, when not a
+        positive zero, ``<offset>``) and its actuator with ``<mechanicalReduction>``.  Without
+        an actuator the reduction is written directly under ``<transmission>`` (the old layout)."""
+        name = transmission.name
+        owner = f"transmission '{name}'" if name is not None else f"transmission of joint '{transmission.joint}'"
+        element = ET.Element("transmission")
+        if name is not None:
+            element.set("name", self.name(name, f"{owner} name"))
         ET.SubElement(element, "type").text = SIMPLE_TRANSMISSION
-        joint = ET.SubElement(element, "joint", name=self.name(actuator.joint, f"{owner} joint"))
-        ET.SubElement(joint, "hardwareInterface").text = HARDWARE_INTERFACE
-        actuator_element = ET.SubElement(element, "actuator", name=name)
-        transmission = actuator.transmission
-        if transmission is None:
-            return element
-        offset = transmission.offset
-        if offset is not None and (offset != 0.0 or math.copysign(1.0, offset) < 0.0):  # 0 is URDF's default
-            ET.SubElement(joint, "offset").text = self.number(offset, f"{owner} offset")
-        reduction = transmission.reduction
-        if transmission.reversed:
-            reduction = -(1.0 if reduction is None else reduction)
-        if reduction is not None:
-            ET.SubElement(actuator_element, "mechanicalReduction").text = self.number(
-                reduction, f"{owner} mechanicalReduction"
-            )
+        joint = ET.SubElement(element, "joint", name=self.name(transmission.joint, f"{owner} <joint name>"))
+        ET.SubElement(joint, "hardwareInterface").text = self.name(hardware_interface, f"{owner} <hardwareInterface>")
+        if not _is_positive_zero(transmission.offset):  # 0 is URDF's default
+            ET.SubElement(joint, "offset").text = self.number(transmission.offset, f"{owner} <offset>")
+        holder = element
+        if transmission.actuator is not None:
+            holder = ET.SubElement(element, "actuator", name=self.name(transmission.actuator, f"{owner} <actuator>"))
+        ET.SubElement(holder, "mechanicalReduction").text = self.number(
+            transmission.reduction, f"{owner} <mechanicalReduction>"
+        )
         return element
 
 
 _INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+
+
+def _is_positive_zero(value: float) -> bool:
+    return value == 0.0 and math.copysign(1.0, value) > 0.0
+
+
+# ---------------------------------------------------------------------- model -> IR
+_Notes = dict[str, list[tuple[str, str]]]
+
+
+def _model_to_ir(robot: Robot, unknown_limit: float) -> tuple[ir.Robot, _Notes]:
+    """The IR of ``robot`` and, per joint, the comments to put before its elements (tag, text)."""
+    if not math.isfinite(unknown_limit):
+        raise UrdfWriteError(robot.name, "unknown_limit", f"{unknown_limit!r} is not a finite number")
+    placeholder = float(unknown_limit)
+    notes: _Notes = {}
+    links = []
+    for link in robot.links_in_order():
+        visuals = list(link.visuals)
+        links.append(
+            ir.Link(
+                name=link.name,
+                visual=visuals[0] if visuals else None,
+                collisions=list(link.collisions),
+                inertial=link.inertial,
+                extra_visuals=visuals[1:],
+            )
+        )
+    joints = []
+    for joint in robot.joints_in_order():
+        converted, joint_notes = _joint_to_ir(joint, placeholder)
+        joints.append(converted)
+        if joint_notes:
+            notes[joint.name] = joint_notes
+    transmissions: dict[str, ir.Transmission] = {}
+    for joint in robot.joints_in_order():
+        for name in joint.actuators:
+            transmission = _actuator_to_ir(robot.actuators[name])
+            transmissions[transmission.name or transmission.joint] = transmission
+    doc = ir.Robot(
+        name=robot.name,
+        links=links,
+        joints=joints,
+        transmissions=transmissions,
+        materials=_shared_materials(robot),
+        warnings=list(robot.warnings),
+        source=robot.source,
+    )
+    return doc, notes
+
+
+def _shared_materials(robot: Robot) -> dict[str, Material]:
+    """Named materials with a definition that several visuals use, always identically."""
+    uses: dict[str, list[Material]] = {}
+    for link in robot.links_in_order():
+        for visual in link.visuals:
+            material = visual.material
+            if material is not None and material.name:
+                uses.setdefault(material.name, []).append(material)
+    return {
+        name: found[0]
+        for name, found in uses.items()
+        if len(found) > 1
+        and all(m == found[0] for m in found)
+        and (found[0].color is not None or found[0].texture is not None)
+    }
+
+
+def _joint_to_ir(joint: Joint, placeholder: float) -> tuple[ir.Joint, list[tuple[str, str]]]:
+    notes: list[tuple[str, str]] = []
+    limits = joint.limits or JointLimits()
+    bounded = joint.type != "continuous"
+    lower = limits.lower if bounded else None
+    upper = limits.upper if bounded else None
+    effort = _known_rate(limits.effort)
+    velocity = _known_rate(limits.velocity)
+    limit: ir.Limit | None = None
+    if joint.type in _BOUNDED_TYPES or any(v is not None for v in (lower, upper, effort, velocity)):
+        if effort is None or velocity is None:
+            notes.append(
+                (
+                    "limit",
+                    f" effort/velocity {placeholder!r}: a placeholder for a limit the model "
+                    "does not know (URDF requires both); give real limits where they matter ",
+                )
+            )
+        limit = ir.Limit(
+            lower=lower,
+            upper=upper,
+            effort=placeholder if effort is None else effort,
+            velocity=placeholder if velocity is None else velocity,
+        )
+    safety: ir.SafetyController | None = None
+    soft_lower, soft_upper = (limits.soft_lower, limits.soft_upper) if bounded else (None, None)
+    if soft_lower is not None or soft_upper is not None:
+        notes.append(("safety_controller", _SAFETY_COMMENT))
+        safety = ir.SafetyController(
+            k_velocity=0.0,
+            soft_lower_limit=0.0 if soft_lower is None else soft_lower,
+            soft_upper_limit=0.0 if soft_upper is None else soft_upper,
+        )
+    converted = ir.Joint(
+        name=joint.name,
+        type=joint.type,
+        parent=joint.parent_link,
+        child=joint.child_link,
+        origin=joint.origin,
+        axis=joint.axis if joint.type in _AXIS_TYPES else None,
+        limit=limit,
+        dynamics=joint.dynamics,
+        mimic=joint.mimic if joint.type != "fixed" else None,
+        safety_controller=safety,
+    )
+    return converted, notes
+
+
+def _actuator_to_ir(actuator: ActuatorInfo) -> ir.Transmission:
+    """One simple transmission, named ``<actuator>_transmission``; a reversed drive is a negative reduction."""
+    transmission = actuator.transmission
+    reduction = 1.0 if transmission is None or transmission.reduction is None else transmission.reduction
+    if transmission is not None and transmission.reversed:
+        reduction = -reduction
+    offset = 0.0 if transmission is None or transmission.offset is None else transmission.offset
+    return ir.Transmission(
+        name=f"{actuator.name}_transmission",
+        joint=actuator.joint,
+        actuator=actuator.name,
+        reduction=reduction,
+        offset=offset,
+    )
 
 
 def _known_rate(value: float | None) -> float | None:

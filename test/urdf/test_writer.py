@@ -445,7 +445,7 @@ def test_soft_limits_become_a_safety_controller() -> None:
     joint = Joint("j", "revolute", "base", "tip", limits=JointLimits(-2.0, 2.0, 1.0, 5.0, -1.9, 1.9))
     text, rebuilt = round_trip(_two_link(joint=joint))
     assert rebuilt.joints["j"].limits == joint.limits
-    assert 'k_velocity="0"' in text
+    assert 'k_velocity="0.0"' in text
 
 
 def test_transmissions() -> None:
