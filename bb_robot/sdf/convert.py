@@ -31,9 +31,11 @@ names are unique per model scope across links, joints, frames and models, so the
 never collide):
 
 * a revolute or continuous joint ``J`` whose axis line (through the SDF joint frame's
-  origin) does not pass through the child link's origin becomes joint ``J`` from the parent
-  to a new link ``J`` placed at the joint frame, then a fixed joint named after the child
-  link ``C`` from link ``J`` to ``C``;
+  origin) does not pass through the child link's origin, and any movable joint whose axis is
+  +z of its SDF joint frame but not of the child link's frame, or the reverse (so that the
+  serial model's strict "+z of the joint frame" rule reads the SDF joint frame), becomes
+  joint ``J`` from the parent to a new link ``J`` placed at the joint frame, then a fixed
+  joint named after the child link ``C`` from link ``J`` to ``C``;
 * each ``<frame>`` ``F`` becomes a link ``F`` (no geometry) and a fixed joint ``F`` from
   its ``attached_to`` frame's link (or the link the frame moves with) to it, so TF and
   forward kinematics show it;
@@ -63,6 +65,7 @@ import numpy as np
 
 from bb_robot.model.geometry import Collision, Inertial, Origin, Visual
 from bb_robot.model.robot import Dynamics, Joint, JointLimits, JointType, Link, Mimic, Robot
+from bb_robot.model.serial import STRICT_AXIS_TOLERANCE
 from bb_robot.model.transforms import Matrix, matrix_to_rpy
 from bb_robot.sdf.document import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
 from bb_robot.sdf.errors import FrameError, ScopeError, UnsupportedSdfError, listing
@@ -362,10 +365,14 @@ class _Converter:
             return
         axis_joint = np.array(self.graph.axis_in_joint(key))
         axis_model = x_joint[:3, :3] @ axis_joint
+        axis_child = x_child[:3, :3].T @ axis_model
+        axis_child /= np.linalg.norm(axis_child)
         offset = x_child[:3, 3] - x_joint[:3, 3]
         off_axis = float(np.linalg.norm(np.cross(offset, axis_model)))
-        if jtype != "prismatic" and off_axis > AXIS_LINE_TOLERANCE * max(1.0, float(np.linalg.norm(offset))):
-            # the joint moves the child about a line that misses its origin: go through the joint frame
+        misses_child = jtype != "prismatic" and off_axis > AXIS_LINE_TOLERANCE * max(1.0, float(np.linalg.norm(offset)))
+        if misses_child or _is_plus_z(axis_joint) != _is_plus_z(axis_child):
+            # the joint moves the child about a line that misses its origin, or the child frame would
+            # change whether the axis is +z (the serial model's strict rule): go through the joint frame
             self.links.append(Link(name))
             self.poses[name] = x_joint
             self.joint_frame_links.append(name)
@@ -384,8 +391,6 @@ class _Converter:
             )
             self.joints.append(Joint(child, "fixed", name, child, _origin(_inverse(x_joint) @ x_child)))
             return
-        axis_child = x_child[:3, :3].T @ axis_model
-        axis_child /= np.linalg.norm(axis_child)
         self.joints.append(
             Joint(
                 name,
@@ -514,6 +519,11 @@ class _Converter:
                 + (f'(pass model_scope="{frame.model}" to include it)' if frame.model else f"(it belongs to {outer})")
             )
         return tuple(placement)
+
+
+def _is_plus_z(axis: Matrix) -> bool:
+    """Whether a unit axis is +z within the serial model's strict tolerance."""
+    return float(np.linalg.norm(axis - (0.0, 0.0, 1.0))) <= STRICT_AXIS_TOLERANCE
 
 
 def _vec(v: Sequence[float] | Matrix) -> tuple[float, float, float]:

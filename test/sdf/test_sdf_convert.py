@@ -168,6 +168,35 @@ def test_on_axis_offsets_need_no_extra_link() -> None:
     assert set(result.robot.links) == {"a", "b", "c"}
 
 
+@pytest.mark.parametrize("jtype", ["revolute", "prismatic"])
+def test_a_child_frame_that_changes_whether_the_axis_is_plus_z_goes_through_the_joint_frame(jtype: str) -> None:
+    # the axis is +z of the SDF joint frame; the child link is rolled 0.3 rad about the joint's x, on its axis
+    result = model(
+        '<link name="a"/><link name="b"><pose relative_to="j">0 0 0.1 0.3 0 0</pose></link>'
+        f'<joint name="j" type="{jtype}"><pose relative_to="a">0 0 1 0 0 0</pose><parent>a</parent><child>b</child>'
+        "<axis><xyz>0 0 1</xyz><limit><lower>-1</lower><upper>1</upper></limit></axis></joint>",
+        scope="m",
+    )
+    assert result.converted.joint_frame_links == ("j",)
+    joint = result.robot.joints["j"]
+    assert (joint.parent_link, joint.child_link, joint.axis) == ("a", "j", (0.0, 0.0, 1.0))
+    serial = load_from_model(result.document).serial  # strict: +z of the SDF joint frame
+    assert serial is not None and serial.link_names == ("a", "j") and serial.tip_link == "b"
+    # the reverse: x in the joint frame, which the child frame (pitched 90°) would call z
+    from bb_robot.model.errors import OffAxisJointError
+
+    reverse = model(
+        '<link name="a"/><link name="b"><pose relative_to="j">0 0 0 0 1.5707963267948966 0</pose></link>'
+        f'<joint name="j" type="{jtype}"><pose relative_to="a"/><parent>a</parent><child>b</child>'
+        "<axis><xyz>1 0 0</xyz></axis></joint>",
+        scope="m",
+    ).document
+    assert load_from_model(reverse, build_serial=False).robot.joints["j"].child_link == "j"
+    with pytest.raises(OffAxisJointError) as caught:
+        load_from_model(reverse)
+    assert caught.value.axes == {"j": (1.0, 0.0, 0.0)}
+
+
 def test_frames_become_links_chained_as_written(corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]) -> None:
     result = load(corpus_dir, corpus_resource_paths, "sas_robot_driver_gazebo/sdf/ur3e.sdf", "")
     robot = result.robot
