@@ -216,7 +216,9 @@ def test_pose_frame_attribute_before_1_7() -> None:
 
 
 # --------------------------------------------------------------------------- two styles
-JOINTS = (
+Vec = tuple[float, float, float]
+JointSpec = tuple[str, str, tuple[Vec, Vec], tuple[Vec, Vec], Vec]
+JOINTS: tuple[JointSpec, ...] = (
     # (name, type, pose of the joint frame in the parent link frame, child link pose in the joint frame, axis)
     ("j1", "revolute", ((0.0, 0.0, 0.2), (0.0, 0.0, 0.3)), ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), (0.0, 0.0, 1.0)),
     ("j2", "revolute", ((0.05, 0.0, 0.1), (1.2, 0.0, 0.0)), ((0.0, 0.0, 0.0), (0.0, 0.0, 0.0)), (0.0, 0.6, 0.8)),
@@ -231,10 +233,10 @@ def _fmt(matrix: np.ndarray) -> str:
     return " ".join(repr(float(v)) for v in (*xyz, *rpy))
 
 
-def relative_to_style() -> str:
+def relative_to_style(joints: tuple[JointSpec, ...] = JOINTS) -> str:
     parts = ['<link name="base"/>']
     parent = "base"
-    for name, jtype, (jxyz, jrpy), (cxyz, crpy), axis in JOINTS:
+    for name, jtype, (jxyz, jrpy), (cxyz, crpy), axis in joints:
         child = f"link_{name}"
         parts.append(
             f'<joint name="{name}" type="{jtype}"><pose relative_to="{parent}">{_fmt(T(jxyz, jrpy))}</pose>'
@@ -246,12 +248,12 @@ def relative_to_style() -> str:
     return model_sdf("".join(parts), "1.9", "arm")
 
 
-def implicit_style(use_parent_model_frame: bool) -> str:
+def implicit_style(use_parent_model_frame: bool, joints: tuple[JointSpec, ...] = JOINTS) -> str:
     """SDF 1.6: link poses in the model frame, joint poses in the child link frame."""
     parts = ['<link name="base"/>']
     parent_pose = np.eye(4)
     parent = "base"
-    for name, jtype, (jxyz, jrpy), (cxyz, crpy), axis in JOINTS:
+    for name, jtype, (jxyz, jrpy), (cxyz, crpy), axis in joints:
         child = f"link_{name}"
         joint_pose = parent_pose @ T(jxyz, jrpy)
         child_pose = joint_pose @ T(cxyz, crpy)
@@ -286,6 +288,40 @@ def test_relative_to_and_implicit_styles_give_the_same_robot(use_parent_model_fr
     rng = np.random.default_rng(7)
     q = rng.uniform(-2, 2, size=(20, 4))
     np.testing.assert_allclose(fk_a.compute(q), fk_b.compute(q), atol=1e-12)
+
+
+# every axis +z of its joint frame, so that strict mode accepts the arm
+JOINTS_Z = tuple((name, jtype, joint, child, (0.0, 0.0, 1.0)) for name, jtype, joint, child, _ in JOINTS)
+
+
+@pytest.mark.parametrize("use_parent_model_frame", [False, True])
+@pytest.mark.parametrize(("joints", "strict"), [(JOINTS, False), (JOINTS_Z, True)], ids=["any-axes", "z-axes-strict"])
+def test_relative_to_and_implicit_styles_give_the_same_serial_model(
+    use_parent_model_frame: bool, joints: tuple[JointSpec, ...], strict: bool
+) -> None:
+    explicit = load_from_model(read_string(relative_to_style(joints), source="explicit.sdf"), strict=strict).serial
+    implicit = load_from_model(
+        read_string(implicit_style(use_parent_model_frame, joints), source="implicit.sdf"), strict=strict
+    ).serial
+    assert explicit is not None and implicit is not None
+    assert implicit.joint_names == explicit.joint_names == ("j1", "j2", "j3", "j4")
+    assert implicit.link_names == explicit.link_names
+    assert (implicit.base_link, implicit.tip_link) == (explicit.base_link, explicit.tip_link) == ("base", "link_j4")
+    assert implicit.actuations == explicit.actuations == ("RZ", "RZ", "RZ", "TZ")
+    np.testing.assert_allclose(implicit.base_pose, explicit.base_pose, atol=1e-12)
+    np.testing.assert_allclose(implicit.tip_offset, explicit.tip_offset, atol=1e-12)
+    for a, b in zip(implicit.joints, explicit.joints, strict=True):
+        np.testing.assert_allclose(a.offset_before, b.offset_before, atol=1e-12, err_msg=a.name)
+        np.testing.assert_allclose(a.offset_after, b.offset_after, atol=1e-12, err_msg=a.name)
+        np.testing.assert_allclose(a.axis, b.axis, atol=1e-12, err_msg=a.name)
+        assert (a.lower, a.upper, a.velocity, a.effort) == (b.lower, b.upper, b.velocity, b.effort)
+    rng = np.random.default_rng(3)
+    q = rng.uniform(-2, 2, size=(20, 4))
+    poses_a, poses_b = implicit.forward(q), explicit.forward(q)
+    np.testing.assert_allclose(poses_a.links, poses_b.links, atol=1e-12)
+    np.testing.assert_allclose(poses_a.joints, poses_b.joints, atol=1e-12)
+    np.testing.assert_allclose(poses_a.end_effector, poses_b.end_effector, atol=1e-12)
+    np.testing.assert_allclose(implicit.jacobian(q), explicit.jacobian(q), atol=1e-12)
 
 
 # --------------------------------------------------------------------------- placement
