@@ -1,7 +1,14 @@
-"""Fixtures shared by bb_robot's tests."""
+"""Fixtures shared by bb_robot's tests.
+
+``corpus_dir`` is the shared corpus of robot descriptions, ``corpus_resource_paths`` its SDF include
+directories, and ``libsdformat`` libsdformat 12 as a reference (the C++ helper of
+``sdf/libsdformat/``, through ``sdf/libsdformat_reference.py``); they live here so that tests
+outside ``test/sdf`` (the command line's) can use them too.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import pytest
@@ -9,6 +16,10 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # CI and the developers' machines lay the shared corpus of robot descriptions beside the clone.
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
+
+# The libsdformat reference helpers live with the SDF tests; benchmarks/bench_sdf.py imports them the same way.
+sys.path.insert(0, str(REPO_ROOT / "test" / "sdf"))
+from libsdformat_reference import CORPUS_RESOURCE_DIRS, HelperUnavailable, Libsdformat  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -23,3 +34,27 @@ def corpus_dir() -> Path:
     if not CORPUS_DIR.is_dir():
         pytest.skip(f"no shared corpus at {CORPUS_DIR}")
     return CORPUS_DIR
+
+
+@pytest.fixture(scope="session")
+def corpus_resource_paths(corpus_dir: Path) -> tuple[Path, ...]:
+    """The corpus's include resource directories, as its README lists them."""
+    return tuple(corpus_dir / name for name in CORPUS_RESOURCE_DIRS)
+
+
+@pytest.fixture(scope="session")
+def libsdformat(tmp_path_factory: pytest.TempPathFactory) -> Libsdformat:
+    """libsdformat 12 through the C++ helper: ``libsdformat(path, resource_paths=(), *, timeout=20.0)``.
+
+    Returns the helper's JSON as a dict; raises ``LibsdformatError`` (``.errors``: libsdformat's error
+    list; ``.timed_out``) when libsdformat rejects the file or does not answer in time.
+    ``libsdformat.time_load(path, resource_paths, runs)`` gives seconds per load.  Skips the test with
+    the reason when the helper cannot be built (no ``g++``, ``pkg-config`` or ``libsdformat-dev``: run
+    ``scripts/setup``).
+    """
+    venv = REPO_ROOT / ".venv"
+    cache = venv / "cache" / "libsdformat" if venv.is_dir() else tmp_path_factory.mktemp("libsdformat")
+    try:
+        return Libsdformat.build(cache)
+    except HelperUnavailable as unavailable:
+        pytest.skip(f"libsdformat 12 reference unavailable: {unavailable}")

@@ -1,12 +1,13 @@
-"""Fixtures of the SDF tests: libsdformat 12 as the reference, and the corpus's resource paths.
+"""Fixtures of the SDF tests: libsdformat 12 as the reference for any SDF version.
 
-``libsdformat`` (session) is the C++ helper ``libsdformat/sdf_poses.cc``, compiled once (cached in
+``libsdformat`` (session, in ``test/conftest.py`` with ``corpus_resource_paths``, so that the command
+line's tests use them too) is the C++ helper ``libsdformat/sdf_poses.cc``, compiled once (cached in
 ``.venv/cache/libsdformat/`` by source and library version) and called as
-``libsdformat(path, resource_paths=()) -> dict``; ``libsdformat_19`` loads files that declare SDF
-1.10+ through a relabelled-1.9 copy, or skips when they use something 1.9 lacks. Both skip the test
-with the reason when the helper cannot be built (no ``g++``, ``pkg-config`` or ``libsdformat-dev``:
-run ``scripts/setup``). The output format is in ``libsdformat/README.md``; the functions behind them
-are in ``libsdformat_reference.py``.
+``libsdformat(path, resource_paths=()) -> dict``; ``libsdformat_19`` (here) loads files that declare
+SDF 1.10+ through a relabelled-1.9 copy, or skips when they use something 1.9 lacks. Both skip the
+test with the reason when the helper cannot be built (no ``g++``, ``pkg-config`` or
+``libsdformat-dev``: run ``scripts/setup``). The output format is in ``libsdformat/README.md``; the
+functions behind them are in ``libsdformat_reference.py``.
 """
 
 from __future__ import annotations
@@ -18,9 +19,7 @@ from typing import Any
 
 import pytest
 from libsdformat_reference import (
-    CORPUS_RESOURCE_DIRS,
     SPEC_VERSION,
-    HelperUnavailable,
     Libsdformat,
     declared_version,
     included_files,
@@ -28,31 +27,7 @@ from libsdformat_reference import (
     relabelled_copy,
 )
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-
 LoadAs19 = Callable[..., dict[str, Any]]
-
-
-@pytest.fixture(scope="session")
-def corpus_resource_paths(corpus_dir: Path) -> tuple[Path, ...]:
-    """The corpus's include resource directories, as its README lists them."""
-    return tuple(corpus_dir / name for name in CORPUS_RESOURCE_DIRS)
-
-
-@pytest.fixture(scope="session")
-def libsdformat(tmp_path_factory: pytest.TempPathFactory) -> Libsdformat:
-    """libsdformat 12 through the C++ helper: ``libsdformat(path, resource_paths=(), *, timeout=20.0)``.
-
-    Returns the helper's JSON as a dict; raises ``LibsdformatError`` (``.errors``: libsdformat's error
-    list; ``.timed_out``) when libsdformat rejects the file or does not answer in time.
-    ``libsdformat.time_load(path, resource_paths, runs)`` gives seconds per load.
-    """
-    venv = REPO_ROOT / ".venv"
-    cache = venv / "cache" / "libsdformat" if venv.is_dir() else tmp_path_factory.mktemp("libsdformat")
-    try:
-        return Libsdformat.build(cache)
-    except HelperUnavailable as unavailable:
-        pytest.skip(f"libsdformat 12 reference unavailable: {unavailable}")
 
 
 @pytest.fixture
