@@ -11,6 +11,9 @@ random ones, to 1e-9:
   ``computeFrameJacobian(model, data, q, frame_id, LOCAL_WORLD_ALIGNED)`` (rows: linear
   then angular) on the chain's columns, and Pinocchio's other columns are zero.
 
+Each chain is built both ways: ``SerialManipulator.from_robot(load_urdf(path), tip, strict=False)``
+and ``SerialManipulator.from_urdf(path, tip)`` (the URDF input path, normalising by default).
+
 Pinocchio is built with ``buildModelFromUrdf(path)`` (no root joint): its ``universe`` is
 the URDF root link's frame.  Coordinates are filled by joint name; a continuous joint has
 two, ``(cos θ, sin θ)``; joints off the chain stay at Pinocchio's neutral configuration.
@@ -78,12 +81,19 @@ def _pin_q(model: Any, chain: SerialManipulator, q: np.ndarray) -> np.ndarray:
     return result
 
 
+@pytest.mark.parametrize("entry", ["from_robot", "from_urdf"])
 @pytest.mark.parametrize("case", CHAINS, ids=[_label(c) for c in CHAINS])
-def test_serial_model_matches_pinocchio(corpus_dir: Path, case: tuple[str, str | None, str | None, Any]) -> None:
+def test_serial_model_matches_pinocchio(
+    corpus_dir: Path, case: tuple[str, str | None, str | None, Any], entry: str
+) -> None:
     name, tip, base, base_pose = case
     path = _path(name, corpus_dir)
     robot = load_urdf(path)
-    chain = SerialManipulator.from_robot(robot, tip, strict=False, base=base, base_pose=base_pose)
+    if entry == "from_urdf":  # the URDF input path: the file and a tip link (normalising by default)
+        chain = SerialManipulator.from_urdf(path, tip, base=base, base_pose=base_pose)
+        assert not chain.strict
+    else:
+        chain = SerialManipulator.from_robot(robot, tip, strict=False, base=base, base_pose=base_pose)
     model = pin.buildModelFromUrdf(str(path))
     data = model.createData()
 
