@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bb_robot.model.errors import OffAxisJointError
+from bb_robot.model.errors import NotSerialError, OffAxisJointError
 from bb_robot.sdf import (
     InvalidValueError,
     ScopeError,
@@ -164,6 +164,59 @@ def test_strict_serial_model_refuses_other_axes_and_normalising_accepts(corpus_d
         load_from_file(path)
     assert load_from_file(path, strict=False).serial is not None
     assert load_from_file(corpus_dir / "synthetic/sdf_z_axis_via_rotation.sdf").serial is not None
+
+
+BRANCHING = """<sdf version="1.9"><model name="two_arms">
+  <link name="base"/>
+  <joint name="left_joint" type="revolute"><pose relative_to="base">0 0.2 0.1 0 0 0</pose>
+    <parent>base</parent><child>left</child></joint>
+  <link name="left"><pose relative_to="left_joint"/></link>
+  <frame name="left_tool" attached_to="left"><pose>0 0 0.3 0 0 0</pose></frame>
+  <joint name="right_joint" type="prismatic"><pose relative_to="base">0 -0.2 0.1 0 0 0</pose>
+    <parent>base</parent><child>right</child></joint>
+  <link name="right"><pose relative_to="right_joint"/></link>
+  <link name="camera"><pose>0.5 0 0 0 0 0</pose></link>
+  <joint name="camera_mount" type="fixed"><parent>base</parent><child>camera</child></joint>
+  <frame name="base_marker" attached_to="base"/>
+</model></sdf>"""
+
+
+def test_movable_branches_are_an_error_naming_them_and_a_tip_chooses(tmp_path: Path) -> None:
+    path = write(tmp_path, BRANCHING)
+    with pytest.raises(NotSerialError) as caught:
+        load_from_file(path)  # the original silently took the first branch
+    error = caught.value
+    assert (error.link, error.joints) == ("base", ("left_joint", "right_joint"))  # fixed joints and frames do not count
+    assert "pass tip=<link>" in str(error)
+    left = load_from_file(path, tip="left_tool").serial
+    assert left is not None and (left.joint_names, left.tip_link) == (("left_joint",), "left_tool")
+    np.testing.assert_allclose(left.end_effector_pose([0.0])[:3, 3], (0.0, 0.2, 0.4))
+    right = load_from_file(path, tip="right").serial
+    assert right is not None and (right.joint_names, right.actuations) == (("right_joint",), ("TZ",))
+
+
+def test_actuations_and_limits_of_an_sdf_chain(tmp_path: Path) -> None:
+    path = write(
+        tmp_path,
+        """<sdf version="1.9"><model name="m"><link name="a"/>
+        <joint name="r" type="revolute"><parent>a</parent><child>b</child>
+          <axis><xyz>0 0 1</xyz><limit><lower>-1.5</lower><upper>2</upper><effort>40</effort><velocity>3</velocity>
+          </limit></axis></joint>
+        <link name="b"/>
+        <joint name="c" type="continuous"><parent>b</parent><child>c_link</child>
+          <axis><xyz>0 0 1</xyz><limit><lower>-1</lower><upper>1</upper></limit></axis></joint>
+        <link name="c_link"/>
+        <joint name="p" type="prismatic"><parent>c_link</parent><child>d</child><axis><xyz>0 0 1</xyz></axis></joint>
+        <link name="d"/></model></sdf>""",
+    )
+    serial = load_from_file(path).serial
+    assert serial is not None
+    assert serial.actuations == ("RZ", "RZ", "TZ")
+    # continuous: no position limits; SDF 1.9 defaults (±1e16, effort and velocity -1) mean unbounded
+    np.testing.assert_array_equal(serial.lower_limits, (-1.5, -np.inf, -np.inf))
+    np.testing.assert_array_equal(serial.upper_limits, (2.0, np.inf, np.inf))
+    np.testing.assert_array_equal(serial.effort_limits, (40.0, np.inf, np.inf))
+    np.testing.assert_array_equal(serial.velocity_limits, (3.0, np.inf, np.inf))
 
 
 # --------------------------------------------------------------------------- bad input
