@@ -1,0 +1,356 @@
+"""Where the description node's model comes from, and loading it.
+
+Resolution (:func:`resolve_model_path`) of the ``model`` parameter:
+
+- ``package://pkg/rest``: ``rest`` under the share directory of ROS package ``pkg`` (the
+  ament index; bb_robot itself is also found from a source checkout);
+- ``model://name/rest``: ``name/rest`` under the first of ``model_dirs`` that has it (a
+  directory, e.g. ``model://ur3e``, means the SDF file its ``model.config`` names, else
+  ``model.sdf``); Gazebo's resource path variables are *not* searched;
+- ``file:///abs/path`` and ``/abs/path``: that file;
+- a relative path: looked up in ``model_dirs``, in order (not in the current directory).
+
+Whatever the form, the file (after resolving symbolic links) must lie inside one of
+``model_dirs``; otherwise :class:`ModelPathError` names the path and the directories.  Any
+peer on the DDS graph can set the node's parameters, and xacro evaluates the expressions of
+the files it expands: ``model_dirs`` is the list of directories whose files are trusted.  A
+xacro file in them may still include other files (``$(find pkg)``): trusting a xacro file
+means trusting what it includes.
+
+Loading (:func:`load_model`, :func:`load_description_text`) gives a :class:`LoadedModel`:
+the validated :class:`~bb_robot.model.robot.Robot`, the text to publish as
+``robot_description`` (for URDF and xacro the input text itself, never a re-serialisation;
+an SDF robot converted to URDF), and the serial manipulator when there is one.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from bb_robot.errors import BbRobotError
+from bb_robot.model.robot import Robot
+from bb_robot.model.serial import SerialManipulator
+from bb_robot.model.transforms import Matrix
+
+ModelKind = Literal["urdf", "xacro", "sdf", "string"]
+PackageShare = Callable[[str], str]
+
+#: Label of a model given as text in the ``robot_description`` parameter.
+PARAMETER_SOURCE = "<robot_description parameter>"
+
+_SDF_SUFFIXES = (".sdf", ".world")
+_ROOT_TAG = re.compile(rb"<\s*([A-Za-z_][\w.-]*)")
+
+
+class ModelSourceError(BbRobotError):
+    """The model cannot be used: ``str(error)`` says which one and why."""
+
+
+class ModelPathError(ModelSourceError):
+    """The ``model`` parameter does not name a usable file inside ``model_dirs``.
+
+    ``model`` is the parameter's value, ``path`` the file it resolved to (``None`` if it did not
+    resolve), ``model_dirs`` the configured directories.
+    """
+
+    def __init__(self, model: str, problem: str, model_dirs: Sequence[str], path: Path | None = None) -> None:
+        self.model = model
+        self.path = path
+        self.model_dirs = tuple(model_dirs)
+        self.problem = problem
+        dirs = ", ".join(f"'{d}'" for d in self.model_dirs) or "none"
+        resolved = f" (resolved to '{path}')" if path is not None and str(path) != model else ""
+        super().__init__(f"model '{model}'{resolved}: {problem}; model_dirs: [{dirs}]")
+
+
+@dataclass(frozen=True, eq=False)
+class RootPlacement:
+    """A static transform that places the robot's root link: ``parent`` → root link.
+
+    Used for a model loaded from an SDF world: ``parent`` is the world frame, ``pose`` the root
+    link's pose in it (4×4).
+    """
+
+    parent: str
+    pose: Matrix
+
+
+@dataclass(frozen=True, eq=False)
+class LoadedModel:
+    """A model ready to publish.
+
+    - ``robot``: the validated model; ``description``: the ``robot_description`` text;
+    - ``kind``: ``"urdf"``, ``"xacro"``, ``"sdf"`` (a file) or ``"string"`` (the
+      ``robot_description`` parameter); ``source``: the resolved path or :data:`PARAMETER_SOURCE`;
+    - ``serial``: the serial manipulator (``None`` if the robot has no single chain and no
+      ``tip_link`` was given; ``serial_note`` then says why);
+    - ``placement``: a root placement (SDF worlds), else ``None``;
+    - ``scope``: the selected SDF model's scoped name (``""`` otherwise);
+    - ``warnings``: the loader's warnings.
+    """
+
+    robot: Robot
+    description: str
+    kind: ModelKind
+    source: str
+    serial: SerialManipulator | None
+    serial_note: str | None = None
+    placement: RootPlacement | None = None
+    scope: str = ""
+    warnings: tuple[str, ...] = ()
+
+
+# ------------------------------------------------------------------------------ resolution
+def ament_package_share(package: str) -> str:
+    """Share directory of a ROS package: the ament index, else (bb_robot only) its source tree.
+
+    Raises :class:`LookupError` when the package is not found.
+    """
+    try:
+        from ament_index_python.packages import get_package_share_directory
+    except ImportError:  # pragma: no cover - ament_index_python comes with every ROS install
+        pass
+    else:
+        try:
+            return str(get_package_share_directory(package))
+        except (LookupError, ValueError):  # PackageNotFoundError is a KeyError
+            pass
+    if package == "bb_robot":
+        from bb_robot.resources import share_directories
+
+        for directory in share_directories():
+            if (directory / "package.xml").is_file():
+                return str(directory)
+    raise LookupError(f"ROS package '{package}' was not found (AMENT_PREFIX_PATH)")
+
+
+def _inside(path: Path, directories: Sequence[Path]) -> bool:
+    for directory in directories:
+        try:
+            path.relative_to(directory)
+        except ValueError:
+            continue
+        return True
+    return False
+
+
+def _real_dirs(model_dirs: Sequence[str]) -> list[Path]:
+    return [Path(os.path.realpath(os.path.expanduser(d))) for d in model_dirs if d]
+
+
+def _split_uri(model: str, scheme: str) -> tuple[str, str]:
+    rest = model[len(scheme) :]
+    head, _, tail = rest.partition("/")
+    return head, tail
+
+
+def _model_directory_file(directory: Path) -> Path | None:
+    """The SDF file of a Gazebo model directory: what ``model.config`` names, else ``model.sdf``."""
+    config = directory / "model.config"
+    if config.is_file():
+        from bb_robot.urdf.xml_safe import parse_xml, read_document
+
+        try:
+            root = parse_xml(read_document(config), str(config))
+        except BbRobotError:
+            root = None
+        if root is not None:
+            for child in root.children:
+                if child.tag == "sdf" and child.text.strip():
+                    return directory / child.text.strip()
+    default = directory / "model.sdf"
+    return default if default.is_file() else None
+
+
+def resolve_model_path(
+    model: str,
+    model_dirs: Sequence[str],
+    *,
+    package_share: PackageShare = ament_package_share,
+) -> Path:
+    """Return the real path of the file ``model`` names, which must lie inside ``model_dirs``.
+
+    Raises :class:`ModelPathError` naming the path and the directories when it does not
+    resolve, does not exist, or lies outside every directory of ``model_dirs``.
+    """
+    dirs = _real_dirs(model_dirs)
+    if not dirs:
+        raise ModelPathError(model, "no model directory is configured (set model_dirs)", model_dirs)
+    candidate: Path | None = None
+    if model.startswith("package://"):
+        package, rest = _split_uri(model, "package://")
+        if not package or not rest:
+            raise ModelPathError(model, "a package URI reads package://<package>/<path>", model_dirs)
+        try:
+            candidate = Path(package_share(package)) / rest
+        except LookupError as error:
+            raise ModelPathError(model, str(error), model_dirs) from None
+    elif model.startswith("model://"):
+        name, rest = _split_uri(model, "model://")
+        if not name:
+            raise ModelPathError(model, "a model URI reads model://<model>[/<path>]", model_dirs)
+        for directory in dirs:
+            if (directory / name).exists():
+                candidate = directory / name / rest if rest else directory / name
+                break
+        if candidate is None:
+            raise ModelPathError(model, f"no directory '{name}' in model_dirs", model_dirs)
+    elif model.startswith("file://"):
+        candidate = Path(model[len("file://") :])
+    elif os.path.isabs(os.path.expanduser(model)):
+        candidate = Path(os.path.expanduser(model))
+    else:
+        for directory in dirs:
+            if (directory / model).exists():
+                candidate = directory / model
+                break
+        if candidate is None:
+            raise ModelPathError(model, "not found in model_dirs (relative paths are looked up there)", model_dirs)
+    real = Path(os.path.realpath(candidate))
+    if not _inside(real, dirs):
+        raise ModelPathError(
+            model,
+            "the file is outside every directory of model_dirs, so it is not loaded "
+            "(add its directory to model_dirs at start-up to allow it)",
+            model_dirs,
+            real,
+        )
+    if real.is_dir():
+        found = _model_directory_file(real)
+        if found is None:
+            raise ModelPathError(model, "a directory without model.config or model.sdf", model_dirs, real)
+        real = Path(os.path.realpath(found))
+        if not _inside(real, dirs):
+            raise ModelPathError(model, "its model.config names a file outside model_dirs", model_dirs, real)
+    if not real.is_file():
+        raise ModelPathError(model, "no such file", model_dirs, real)
+    return real
+
+
+# ------------------------------------------------------------------------------ loading
+def model_kind(path: Path, head: bytes) -> ModelKind:
+    """``"xacro"`` for ``*.xacro``; ``"sdf"`` for ``*.sdf``/``*.world`` or an ``<sdf>`` root; else ``"urdf"``."""
+    name = path.name.lower()
+    if name.endswith(".xacro"):
+        return "xacro"
+    if name.endswith(_SDF_SUFFIXES):
+        return "sdf"
+    return "sdf" if root_tag(head) == "sdf" else "urdf"
+
+
+def root_tag(data: bytes) -> str | None:
+    """The name of the first element of an XML text (after declarations and comments), or ``None``."""
+    text = re.sub(rb"<\?.*?\?>|<!--.*?-->", b"", data[:65536], flags=re.DOTALL)
+    match = _ROOT_TAG.search(text)
+    return match.group(1).decode("ascii", "replace") if match else None
+
+
+def _decode(data: bytes, source: str) -> str:
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        raise ModelSourceError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
+
+
+def _serial(robot: Robot, tip_link: str) -> tuple[SerialManipulator | None, str | None]:
+    """The serial manipulator; with ``tip_link`` its errors propagate, without it they become a note."""
+    if tip_link:
+        return SerialManipulator.from_robot(robot, tip_link, strict=False), None
+    try:
+        return SerialManipulator.from_robot(robot, None, strict=False), None
+    except BbRobotError as error:
+        return None, f"no serial manipulator without tip_link: {error}"
+
+
+def load_description_text(text: str, tip_link: str = "") -> LoadedModel:
+    """Load URDF text (the ``robot_description`` parameter): plain URDF only, never xacro or SDF.
+
+    Raises :class:`ModelSourceError`, a URDF parser error or
+    :class:`~bb_robot.model.errors.InvalidRobot`, or (with ``tip_link``) a serial-chain error.
+    """
+    from bb_robot.urdf.builder import build_robot
+    from bb_robot.urdf.parser import parse_string
+
+    if root_tag(text.encode("utf-8", "replace")) == "sdf":
+        raise ModelSourceError(
+            f"{PARAMETER_SOURCE}: SDF text is not accepted here; put the SDF file in model_dirs and set model"
+        )
+    robot = build_robot(parse_string(text, source=PARAMETER_SOURCE))
+    serial, note = _serial(robot, tip_link)
+    return LoadedModel(robot, text, "string", PARAMETER_SOURCE, serial, note, warnings=robot.warnings)
+
+
+def load_model(
+    model: str,
+    model_dirs: Sequence[str],
+    *,
+    model_scope: str = "",
+    tip_link: str = "",
+    package_share: PackageShare = ament_package_share,
+) -> LoadedModel:
+    """Resolve ``model`` (see :func:`resolve_model_path`) and load it.
+
+    URDF: the file's text is published as is; xacro: the expanded text; SDF: the selected model
+    (``model_scope``) converted to URDF.  ``model_scope`` with a URDF or xacro file is an error.
+    Raises :class:`ModelSourceError` (:class:`ModelPathError`), the parsers' typed errors,
+    :class:`~bb_robot.model.errors.InvalidRobot`, or (with ``tip_link``) a serial-chain error.
+    """
+    from bb_robot.urdf.builder import build_robot
+    from bb_robot.urdf.parser import parse_string
+    from bb_robot.urdf.xacro_loader import expand_xacro
+    from bb_robot.urdf.xml_safe import read_document
+
+    path = resolve_model_path(model, model_dirs, package_share=package_share)
+    data = read_document(path)
+    kind = model_kind(path, data)
+    if kind == "sdf":
+        return _load_sdf(path, model_scope, tip_link)
+    if model_scope:
+        raise ModelSourceError(f"{path}: model_scope '{model_scope}' applies to SDF files only; this is {kind.upper()}")
+    if kind == "xacro":
+        text = expand_xacro(path)
+        document = parse_string(text, source=f"{path} (xacro output)")
+    else:
+        text = _decode(data, str(path))
+        document = parse_string(data, source=str(path))
+    robot = build_robot(document)
+    serial, note = _serial(robot, tip_link)
+    return LoadedModel(robot, text, kind, str(path), serial, note, warnings=robot.warnings)
+
+
+def _load_sdf(path: Path, model_scope: str, tip_link: str) -> LoadedModel:
+    """Load an SDF model or world through :mod:`bb_robot.sdf` and convert the robot to URDF."""
+    try:
+        from bb_robot.sdf.loader import load_from_file
+        from bb_robot.urdf.writer import robot_to_urdf
+    except ImportError as error:  # pragma: no cover - the SDF loader ships with bb_robot
+        raise ModelSourceError(f"{path}: SDF support is not available ({error})") from None
+
+    result = load_from_file(path, model_scope, build_serial=False)
+    robot = result.robot
+    serial, note = _serial(robot, tip_link)
+    placement = None
+    if result.world.name is not None:
+        placement = RootPlacement("world", _root_pose(result))
+    return LoadedModel(
+        robot,
+        robot_to_urdf(robot),
+        "sdf",
+        str(path),
+        serial,
+        note,
+        placement=placement,
+        scope=result.source_scope,
+        warnings=tuple(result.warnings),
+    )
+
+
+def _root_pose(result: Any) -> Matrix:
+    import numpy as np
+
+    return np.array(result.base_pose)
