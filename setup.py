@@ -52,5 +52,11 @@ setup(
     data_files=share_files(),
     install_requires=["numpy", "xacro"],
     zip_safe=True,
-    entry_points={"console_scripts": [f"bb-robot = {PACKAGE}.cli:main"]},
+    entry_points={
+        "console_scripts": [
+            f"bb-robot = {PACKAGE}.cli:main",
+            # `ros2 run bb_robot description`: the node that publishes robot_description and TF.
+            f"description = {PACKAGE}.nodes.description:main",
+        ]
+    },
 )

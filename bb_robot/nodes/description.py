@@ -1,0 +1,425 @@
+"""The description node: publishes a robot's description and its TF (``ros2 run bb_robot description``).
+
+What it does, its parameters and topics: ``docs/nodes/description.md``.  This module is the
+thin ROS layer: parameters, publishers, subscriptions and timers.  The decisions (loading and
+``model_dirs``, merging and validating joint states, which transforms to publish and their
+values, the serial manipulator) are made in :mod:`bb_robot.description`, which the tests
+exercise without ROS.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+import rclpy
+from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
+from rclpy.clock import Clock, ClockType
+from rclpy.executors import ExternalShutdownException
+from rclpy.node import Node
+from rclpy.parameter import Parameter
+from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.qos_overriding_options import QoSOverridingOptions
+from std_msgs.msg import String
+
+from bb_robot.description.core import JointStateTf, PreparedModel, prepare, process_age, static_transforms
+from bb_robot.description.joint_states import RejectedMessage
+from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS, default_model_dirs
+from bb_robot.description.sources import load_description_text, load_model
+from bb_robot.description.tf_wire import TfWire, Transform, WireLayoutError
+from bb_robot.description.throttle import WarningThrottle
+from bb_robot.errors import BbRobotError
+
+NODE_NAME = "description"
+
+#: ``robot_description``, ``/tf_static`` and ``~/serial_manipulator``: latched.
+LATCHED_QOS = QoSProfile(
+    depth=1,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.TRANSIENT_LOCAL,
+)
+#: ``/tf``: what tf2 listeners request.
+TF_QOS = QoSProfile(
+    depth=100,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+#: Joint-state subscriptions (overridable with the ``qos_overrides.<topic>.subscription.*`` parameters).
+JOINT_STATE_QOS = TF_QOS
+#: ``~/tip_pose``.
+TIP_POSE_QOS = QoSProfile(
+    depth=10,
+    history=HistoryPolicy.KEEP_LAST,
+    reliability=ReliabilityPolicy.RELIABLE,
+    durability=DurabilityPolicy.VOLATILE,
+)
+
+_TYPES = {
+    "string": ParameterType.PARAMETER_STRING,
+    "double": ParameterType.PARAMETER_DOUBLE,
+    "bool": ParameterType.PARAMETER_BOOL,
+    "string_array": ParameterType.PARAMETER_STRING_ARRAY,
+}
+
+
+class StartupError(Exception):
+    """The node cannot start (its message says why)."""
+
+
+def _descriptor(name: str) -> ParameterDescriptor:
+    spec = next(item for item in PARAMETERS if item.name == name)
+    descriptor = ParameterDescriptor(
+        name=name, type=_TYPES[spec.type], description=spec.description, read_only=spec.read_only
+    )
+    if spec.range is not None:
+        descriptor.floating_point_range = [FloatingPointRange(from_value=spec.range[0], to_value=spec.range[1])]
+    return descriptor
+
+
+class DescriptionNode(Node):
+    """Publishes ``robot_description``, ``/tf_static``, ``/tf``, ``~/serial_manipulator`` and ``~/tip_pose``."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(NODE_NAME, **kwargs)
+        from geometry_msgs.msg import PoseStamped, TransformStamped
+        from sensor_msgs.msg import JointState
+        from tf2_msgs.msg import TFMessage
+
+        self._TFMessage = TFMessage
+        self._TransformStamped = TransformStamped
+        self._PoseStamped = PoseStamped
+        for spec in PARAMETERS:
+            default = spec.default if spec.default is not None else default_model_dirs()
+            value = list(default) if isinstance(default, tuple) else default
+            self.declare_parameter(spec.name, value, _descriptor(spec.name))
+        self._model_dirs: tuple[str, ...] = tuple(self.get_parameter("model_dirs").value or ())
+        self._frame_prefix: str = self.get_parameter("frame_prefix").value
+        self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
+        self._frequency: float = self.get_parameter("publish_frequency").value
+
+        self._description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
+        self._static_pub = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
+        self._tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
+        self._serial_pub = self.create_publisher(String, "~/serial_manipulator", LATCHED_QOS)
+        self._tip_pub = self.create_publisher(PoseStamped, "~/tip_pose", TIP_POSE_QOS)
+
+        self._throttle = WarningThrottle(5.0)
+        self._prepared: PreparedModel | None = None
+        self._state: JointStateTf | None = None
+        self._active: str | None = None
+        self._pending: tuple[str | None, PreparedModel] | None = None
+        self._wires: dict[bytes, TfWire | None] = {}
+        self._last_publish = -float("inf")
+        self._pending_stamp: int | None = None
+        self._pending_updated: set[int] = set()
+        self._timer: Any = None
+        self._steady = Clock(clock_type=ClockType.STEADY_TIME)
+
+        model = self.get_parameter("model").value
+        text = self.get_parameter("robot_description").value
+        if model and text:
+            raise StartupError("both model and robot_description are set: set one of them")
+        active = "model" if model else "robot_description" if text else None
+        if active is None:
+            self.get_logger().warning(
+                "no model: set the parameter 'model' (a file in model_dirs "
+                f"{list(self._model_dirs)}) or 'robot_description' (URDF text); waiting for one"
+            )
+        else:
+            try:
+                prepared = self._load(active, self._config())
+            except BbRobotError as error:
+                raise StartupError(str(error)) from None
+            self._apply(active, prepared)
+            age = process_age()
+            loaded = prepared.loaded
+            self.get_logger().info(
+                f"published robot_description of '{prepared.robot_name}' ({loaded.kind}, {loaded.source})"
+                + (f" {age:.3f} s after process start" if age is not None else "")
+            )
+
+        self._topics = tuple(self.get_parameter("source_list").value or ())
+        self._subscriptions_js = [
+            self.create_subscription(
+                JointState,
+                topic,
+                lambda msg, topic=topic: self._on_joint_state(msg, topic),
+                JOINT_STATE_QOS,
+                qos_overriding_options=QoSOverridingOptions.with_default_policies(),
+            )
+            for topic in self._topics
+        ]
+        self._configure_timer()
+        self.add_on_set_parameters_callback(self._on_set_parameters)
+        self.add_post_set_parameters_callback(self._after_set_parameters)
+
+    # ------------------------------------------------------------------ loading
+    def _config(self, changes: dict[str, Any] | None = None) -> dict[str, Any]:
+        config = {name: self.get_parameter(name).value for name in RELOAD_PARAMETERS}
+        config.update({k: v for k, v in (changes or {}).items() if k in RELOAD_PARAMETERS})
+        return config
+
+    def _load(self, active: str, config: dict[str, Any]) -> PreparedModel:
+        if active == "model":
+            loaded = load_model(
+                config["model"],
+                self._model_dirs,
+                model_scope=config["model_scope"],
+                tip_link=config["tip_link"],
+            )
+        else:
+            loaded = load_description_text(config["robot_description"], config["tip_link"])
+        return prepare(loaded)
+
+    def _apply(self, active: str | None, prepared: PreparedModel) -> None:
+        """Make ``prepared`` the current model and publish what is latched about it."""
+        for warning in prepared.loaded.warnings:
+            self.get_logger().warning(warning)
+        held = prepared.held_warning()
+        if held:
+            self.get_logger().warning(held)
+        self._active = active
+        self._prepared = prepared
+        self._state = JointStateTf(prepared.plan, self._state)
+        self._wires.clear()
+        self._description_pub.publish(String(data=prepared.loaded.description))
+        self._publish_latched_frames()
+
+    def _publish_latched_frames(self) -> None:
+        """``/tf_static`` and ``~/serial_manipulator`` (both carry frame names)."""
+        prepared = self._prepared
+        if prepared is None:
+            return
+        stamp = self.get_clock().now().to_msg()
+        message = self._TFMessage()
+        for parent, child, translation, rotation in static_transforms(prepared, self._frame_prefix):
+            message.transforms.append(
+                self._transform(parent, child, stamp.sec, stamp.nanosec, (*translation, *rotation))
+            )
+        self._static_pub.publish(message)
+        self._serial_pub.publish(String(data=prepared.serial_text(self._frame_prefix)))
+
+    # -------------------------------------------------------------- parameters
+    def _on_set_parameters(self, parameters: Sequence[Parameter]) -> SetParametersResult:
+        changes = {p.name: p.value for p in parameters}
+        self._pending = None
+        if not RELOAD_PARAMETERS & changes.keys():
+            return SetParametersResult(successful=True)
+        config = self._config(changes)
+        if changes.get("model") and changes.get("robot_description"):
+            return SetParametersResult(successful=False, reason="set model or robot_description, not both")
+        active = self._active
+        if changes.get("model"):
+            active = "model"
+        elif changes.get("robot_description"):
+            active = "robot_description"
+        if active == "model" and not config["model"]:
+            active = "robot_description" if config["robot_description"] else None
+        elif active == "robot_description" and not config["robot_description"]:
+            active = "model" if config["model"] else None
+        if active is None:
+            if self._active is not None:
+                return SetParametersResult(
+                    successful=False,
+                    reason="cannot clear the model in use: set another model or robot_description instead",
+                )
+            return SetParametersResult(successful=True)
+        try:
+            prepared = self._load(active, config)
+        except BbRobotError as error:
+            self.get_logger().error(f"rejected the new parameters, keeping the current model: {error}")
+            return SetParametersResult(successful=False, reason=str(error))
+        self._pending = (active, prepared)
+        return SetParametersResult(successful=True)
+
+    def _after_set_parameters(self, parameters: Sequence[Parameter]) -> None:
+        names = {p.name for p in parameters}
+        if "frame_prefix" in names:
+            self._frame_prefix = self.get_parameter("frame_prefix").value
+            self._wires.clear()
+        if "ignore_timestamp" in names:
+            self._ignore_timestamp = self.get_parameter("ignore_timestamp").value
+        if "publish_frequency" in names:
+            self._frequency = self.get_parameter("publish_frequency").value
+            self._configure_timer()
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            active, prepared = pending
+            self._apply(active, prepared)
+            loaded = prepared.loaded
+            self.get_logger().info(f"reloaded: '{prepared.robot_name}' ({loaded.kind}, {loaded.source})")
+        elif "frame_prefix" in names:
+            self._publish_latched_frames()
+
+    def _configure_timer(self) -> None:
+        if self._timer is not None:
+            self.destroy_timer(self._timer)
+            self._timer = None
+        if self._frequency > 0.0:
+            self._timer = self.create_timer(1.0 / self._frequency, self._on_timer, clock=self._steady)
+
+    # ------------------------------------------------------------ joint states
+    def _on_joint_state(self, msg: Any, topic: str) -> None:
+        state = self._state
+        if state is None:
+            return
+        try:
+            try:
+                updated = state.merge(msg.name, msg.position, len(msg.velocity), len(msg.effort))
+            except RejectedMessage as error:
+                self._warn(
+                    (topic, error.kind), f"rejected a JointState message on '{self._topic_name(topic)}': {error}"
+                )
+                return
+            if not len(updated):
+                return
+            if self._ignore_timestamp:
+                stamp = self.get_clock().now().nanoseconds
+            else:
+                stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+            if self._frequency <= 0.0:
+                self._publish_tf(state, stamp, updated)
+                return
+            self._pending_stamp = stamp
+            self._pending_updated.update(int(i) for i in updated)
+            if time.monotonic() - self._last_publish >= 1.0 / self._frequency:
+                self._flush(state)
+        except Exception as error:  # noqa: BLE001 - a bad message must never stop the node
+            self._warn(("error", topic), f"failed to handle a JointState message on '{topic}': {error!r}")
+
+    def _on_timer(self) -> None:
+        state = self._state
+        if state is not None and self._pending_stamp is not None:
+            if time.monotonic() - self._last_publish >= 0.999 / self._frequency:
+                self._flush(state)
+
+    def _flush(self, state: JointStateTf) -> None:
+        import numpy as np
+
+        stamp, self._pending_stamp = self._pending_stamp, None
+        updated = np.array(sorted(self._pending_updated), dtype=np.intp)
+        self._pending_updated.clear()
+        if stamp is not None:
+            self._publish_tf(state, stamp, updated)
+
+    def _publish_tf(self, state: JointStateTf, stamp: int, updated: Any) -> None:
+        publication = state.publication(stamp, updated)
+        if publication is None:
+            return
+        edges, rows = publication
+        sec, nanosec = divmod(stamp, 1_000_000_000)
+        wire = self._wire(state, edges)
+        if wire is not None:
+            self._tf_pub.publish(wire.encode(sec, nanosec, rows))
+        else:
+            frames = self._frames(state, edges)
+            message = self._TFMessage(
+                transforms=[
+                    self._transform(parent, child, sec, nanosec, row)
+                    for (parent, child), row in zip(frames, rows.tolist(), strict=True)
+                ]
+            )
+            self._tf_pub.publish(message)
+        self._last_publish = time.monotonic()
+        tip = self._prepared.tip if self._prepared is not None else None
+        if tip is not None and tip.ready(state.seen) and self._tip_pub.get_subscription_count() > 0:
+            self._publish_tip(tip, state, sec, nanosec)
+
+    def _publish_tip(self, tip: Any, state: JointStateTf, sec: int, nanosec: int) -> None:
+        (x, y, z), (qx, qy, qz, qw) = tip.pose(state.values)
+        pose = self._PoseStamped()
+        pose.header.frame_id = self._frame_prefix + tip.base_link
+        pose.header.stamp.sec = sec
+        pose.header.stamp.nanosec = nanosec
+        position, orientation = pose.pose.position, pose.pose.orientation
+        position.x, position.y, position.z = x, y, z
+        orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
+        self._tip_pub.publish(pose)
+
+    def _frames(self, state: JointStateTf, edges: Any) -> list[tuple[str, str]]:
+        plan, prefix = state.plan, self._frame_prefix
+        return [(prefix + plan.movable_parents[i], prefix + plan.movable_children[i]) for i in edges.tolist()]
+
+    def _wire(self, state: JointStateTf, edges: Any) -> TfWire | None:
+        key = edges.tobytes()
+        if key in self._wires:
+            return self._wires[key]
+        if len(self._wires) >= 32:
+            self._wires.clear()
+        try:
+            wire: TfWire | None = TfWire(self._frames(state, edges), self._serialize, self._deserialize)
+        except WireLayoutError as error:
+            self.get_logger().warning(f"publishing /tf as message objects (slower): {error}")
+            wire = None
+        self._wires[key] = wire
+        return wire
+
+    # ------------------------------------------------------------------ helpers
+    def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> Any:
+        t = self._TransformStamped()
+        t.header.frame_id = parent
+        t.child_frame_id = child
+        t.header.stamp.sec = sec
+        t.header.stamp.nanosec = nanosec
+        translation, rotation = t.transform.translation, t.transform.rotation
+        translation.x, translation.y, translation.z = values[0], values[1], values[2]
+        rotation.x, rotation.y, rotation.z, rotation.w = values[3], values[4], values[5], values[6]
+        return t
+
+    def _serialize(self, transforms: Sequence[Transform]) -> bytes:
+        from rclpy.serialization import serialize_message
+
+        message = self._TFMessage(transforms=[self._transform(p, c, s, n, v) for p, c, s, n, v in transforms])
+        data: bytes = serialize_message(message)
+        return data
+
+    def _deserialize(self, data: bytes) -> list[Transform]:
+        from rclpy.serialization import deserialize_message
+
+        message = deserialize_message(data, self._TFMessage)
+        result: list[Transform] = []
+        for t in message.transforms:
+            tr, rot = t.transform.translation, t.transform.rotation
+            values = (tr.x, tr.y, tr.z, rot.x, rot.y, rot.z, rot.w)
+            result.append((t.header.frame_id, t.child_frame_id, t.header.stamp.sec, t.header.stamp.nanosec, values))
+        return result
+
+    def _topic_name(self, topic: str) -> str:
+        try:
+            return str(self.resolve_topic_name(topic))
+        except Exception:  # noqa: BLE001 - only for the message
+            return topic
+
+    def _warn(self, key: object, text: str) -> None:
+        muted = self._throttle.allow(key)
+        if muted is None:
+            return
+        suffix = f" ({muted} more since the last warning)" if muted else ""
+        self.get_logger().warning(text + suffix)
+
+
+def main(args: Sequence[str] | None = None) -> int:
+    """Run the node until SIGINT or SIGTERM; exit status 1 when it cannot start."""
+    rclpy.init(args=None if args is None else list(args))
+    node: DescriptionNode | None = None
+    try:
+        node = DescriptionNode()
+        rclpy.spin(node)
+    except StartupError as error:
+        rclpy.logging.get_logger(NODE_NAME).fatal(f"cannot start: {error}")
+        return 1
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        if node is not None:
+            node.destroy_node()
+        rclpy.try_shutdown()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
