@@ -1,0 +1,236 @@
+"""Fixtures of the node tests: real processes over real DDS.
+
+- Every test session picks a random ``ROS_DOMAIN_ID`` (0–101; ``BB_ROBOT_TEST_DOMAIN_ID``
+  chooses one) before anything initialises ROS, so that test runs on the same machine at the
+  same time do not hear each other; traffic stays on this host
+  (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``), ROS logs go to a temporary directory, and a
+  Fast DDS profile makes new participants announce themselves more often at start-up.
+- ``start_node`` runs the description node as a subprocess (``python -m
+  bb_robot.nodes.description`` from this source tree) with parameters written to a YAML file;
+  it is stopped with SIGINT, then SIGTERM, never SIGKILL (a killed process leaves
+  ``/dev/shm/fastdds_*`` behind).
+- ``probe`` is an rclpy node in the test process with helpers that spin until a condition holds
+  or a generous timeout passes (discovery takes from 20 ms to a few seconds): no fixed sleeps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+DOMAIN_ID = int(os.environ.get("BB_ROBOT_TEST_DOMAIN_ID", random.SystemRandom().randint(0, 101)))
+os.environ["ROS_DOMAIN_ID"] = str(DOMAIN_ID)
+os.environ["ROS_AUTOMATIC_DISCOVERY_RANGE"] = "LOCALHOST"
+os.environ["ROS_LOG_DIR"] = tempfile.mkdtemp(prefix="bb_robot_ros_log_")
+# Fast DDS announces a new participant 5 times, 100 ms apart, then every 3 s.  Here a freshly
+# started node was usually found only at that 3 s announcement (measured: 3.5 s from start in
+# most runs, 0.6 s in the others), which made every test wait.  Twenty initial announcements
+# make discovery take about a second; nothing the node does depends on it.
+_PROFILE = Path(os.environ["ROS_LOG_DIR"]) / "fastdds_test_profile.xml"
+_PROFILE.write_text(
+    """<?xml version="1.0" encoding="UTF-8" ?>
+<profiles xmlns="http://www.eprosima.com/XMLSchemas/fastRTPS_Profiles">
+  <participant profile_name="bb_robot_tests" is_default_profile="true">
+    <rtps><builtin><discovery_config>
+      <initialAnnouncements><count>20</count><period><nanosec>100000000</nanosec></period></initialAnnouncements>
+    </discovery_config></builtin></rtps>
+  </participant>
+</profiles>
+"""
+)
+os.environ.setdefault("FASTDDS_DEFAULT_PROFILES_FILE", str(_PROFILE))
+
+rclpy = pytest.importorskip("rclpy", reason="rclpy is not installed: run scripts/setup")
+
+#: How long to wait for discovery, a message or a process; generous: CI machines are busy.
+TIMEOUT = 30.0
+
+
+def pytest_report_header() -> str:
+    return f"node tests: ROS_DOMAIN_ID={DOMAIN_ID}"
+
+
+def _stop_with_parent() -> None:
+    """In the child: get SIGTERM (not SIGKILL, which leaks shared memory) if the test process dies."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class NodeProcess:
+    """The description node running as a child process; its output goes to ``log_path``."""
+
+    def __init__(self, namespace: str, parameters: dict[str, Any], directory: Path, args: tuple[str, ...] = ()) -> None:
+        self.namespace = namespace
+        self.name = f"{namespace}/description"
+        params_file = directory / f"{namespace.strip('/').replace('/', '_')}_params.yaml"
+        # JSON is YAML: every string is quoted and escaped, whatever it holds.
+        params_file.write_text(json.dumps({"/**": {"ros__parameters": parameters}}))
+        self.log_path = directory / f"{namespace.strip('/').replace('/', '_')}.log"
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
+        command = [
+            sys.executable,
+            "-m",
+            "bb_robot.nodes.description",
+            "--ros-args",
+            "-r",
+            f"__ns:={namespace}",
+            "--params-file",
+            str(params_file),
+            *args,
+        ]
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(
+            command, stdout=self._log, stderr=subprocess.STDOUT, env=env, cwd=directory, preexec_fn=_stop_with_parent
+        )
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def wait_for_log(self, text: str, timeout: float = TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            log = self.log()
+            if text in log:
+                return log
+            if not self.alive():
+                break
+            time.sleep(0.02)
+        raise AssertionError(f"{text!r} not in the node's output within {timeout} s:\n{self.log()}")
+
+    def wait_for_exit(self, timeout: float = TIMEOUT) -> int:
+        return self.process.wait(timeout)
+
+    def stop(self) -> int | None:
+        """SIGINT, then SIGTERM; returns the exit status (``None`` if it would not stop)."""
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            if self.process.poll() is not None:
+                break
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(15)
+            except subprocess.TimeoutExpired:
+                continue
+        self._log.close()
+        return self.process.poll()
+
+
+@pytest.fixture
+def start_node(tmp_path: Path) -> Iterator[Callable[..., NodeProcess]]:
+    """``start_node(parameters, namespace=None, args=())`` → a running :class:`NodeProcess`."""
+    started: list[NodeProcess] = []
+
+    def start(parameters: dict[str, Any], namespace: str | None = None, args: tuple[str, ...] = ()) -> NodeProcess:
+        namespace = namespace or f"/t{uuid.uuid4().hex[:10]}"
+        node = NodeProcess(namespace, parameters, tmp_path, args)
+        started.append(node)
+        return node
+
+    yield start
+    for node in started:
+        status = node.stop()
+        assert status is not None, f"{node.name} did not stop on SIGINT/SIGTERM"
+
+
+@pytest.fixture(scope="session")
+def ros_context() -> Iterator[Any]:
+    context = rclpy.context.Context()
+    rclpy.init(context=context)
+    yield context
+    rclpy.shutdown(context=context)
+
+
+class Probe:
+    """An rclpy node in the test process, spun on demand."""
+
+    def __init__(self, context: Any) -> None:
+        from rclpy.executors import SingleThreadedExecutor
+
+        self.context = context
+        self.node = rclpy.create_node(f"probe_{uuid.uuid4().hex[:8]}", context=context)
+        self.executor = SingleThreadedExecutor(context=context)
+        self.executor.add_node(self.node)
+
+    def spin_until(self, condition: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if condition():
+                return True
+            self.executor.spin_once(timeout_sec=0.02)
+        return condition()
+
+    def spin_for(self, seconds: float) -> None:
+        """Keep receiving for ``seconds`` (to check that something does NOT arrive)."""
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.executor.spin_once(timeout_sec=0.02)
+
+    def subscribe(self, msg_type: Any, topic: str, qos: Any) -> list[Any]:
+        """Subscribe; the returned list fills with the messages as they arrive (while spinning)."""
+        return self.subscription(msg_type, topic, qos)[0]
+
+    def subscription(self, msg_type: Any, topic: str, qos: Any) -> tuple[list[Any], Any]:
+        received: list[Any] = []
+        return received, self.node.create_subscription(msg_type, topic, received.append, qos)
+
+    def wait_for_subscribers(self, publisher: Any, count: int = 1, timeout: float = TIMEOUT) -> None:
+        assert self.spin_until(lambda: publisher.get_subscription_count() >= count, timeout), (
+            f"no subscriber on {publisher.topic_name} within {timeout} s"
+        )
+
+    def set_parameters(self, node_name: str, values: dict[str, Any], timeout: float = TIMEOUT) -> list[Any]:
+        from rclpy.parameter import Parameter
+        from rclpy.parameter_client import AsyncParameterClient
+
+        client = AsyncParameterClient(self.node, node_name)
+        try:
+            assert self.spin_until(lambda: client.services_are_ready(), timeout), (
+                f"no parameter services of {node_name}"
+            )
+            future = client.set_parameters([Parameter(name, value=value) for name, value in values.items()])
+            assert self.spin_until(future.done, timeout), "set_parameters did not answer"
+            return list(future.result().results)
+        finally:
+            client.destroy() if hasattr(client, "destroy") else None
+
+    def call_client(self, node_name: str, method: str, *args: Any, timeout: float = TIMEOUT) -> Any:
+        from rclpy.parameter_client import AsyncParameterClient
+
+        client = AsyncParameterClient(self.node, node_name)
+        assert self.spin_until(lambda: client.services_are_ready(), timeout), f"no parameter services of {node_name}"
+        future = getattr(client, method)(*args)
+        assert self.spin_until(future.done, timeout), f"{method} did not answer"
+        return future.result()
+
+    def destroy(self) -> None:
+        self.executor.remove_node(self.node)
+        self.node.destroy_node()
+        self.executor.shutdown()
+
+
+@pytest.fixture
+def probe(ros_context: Any) -> Iterator[Probe]:
+    p = Probe(ros_context)
+    yield p
+    p.destroy()
