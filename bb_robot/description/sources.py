@@ -30,7 +30,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
+
+import numpy as np
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
@@ -309,7 +311,7 @@ def load_model(
     data = read_document(path)
     kind = model_kind(path, data)
     if kind == "sdf":
-        return _load_sdf(path, model_scope, tip_link)
+        return _load_sdf(path, model_scope, tip_link, model_dirs)
     if model_scope:
         raise ModelSourceError(f"{path}: model_scope '{model_scope}' applies to SDF files only; this is {kind.upper()}")
     if kind == "xacro":
@@ -323,23 +325,32 @@ def load_model(
     return LoadedModel(robot, text, kind, str(path), serial, note, warnings=robot.warnings)
 
 
-def _load_sdf(path: Path, model_scope: str, tip_link: str) -> LoadedModel:
-    """Load an SDF model or world through :mod:`bb_robot.sdf` and convert the robot to URDF."""
-    try:
-        from bb_robot.sdf.loader import load_from_file
-        from bb_robot.urdf.writer import robot_to_urdf
-    except ImportError as error:  # pragma: no cover - the SDF loader ships with bb_robot
-        raise ModelSourceError(f"{path}: SDF support is not available ({error})") from None
+def _load_sdf(path: Path, model_scope: str, tip_link: str, model_dirs: Sequence[str]) -> LoadedModel:
+    """Load an SDF model or world through :mod:`bb_robot.sdf` and convert the robot to URDF.
 
-    result = load_from_file(path, model_scope, build_serial=False)
+    Includes are searched in the including file's directory, then in ``model_dirs``, then in
+    ``GZ_SIM_RESOURCE_PATH`` / ``SDF_PATH`` of the node's environment.  In a world, the robot's
+    root link is placed in the world frame (``world``) by a :class:`RootPlacement`.
+    """
+    from bb_robot.model.kinematics import ForwardKinematics
+    from bb_robot.sdf.loader import load_from_file
+
+    result = load_from_file(path, model_scope, resource_paths=list(model_dirs), build_serial=False)
     robot = result.robot
     serial, note = _serial(robot, tip_link)
     placement = None
     if result.world.name is not None:
-        placement = RootPlacement("world", _root_pose(result))
+        root_pose = result.base_pose  # the canonical link in the world
+        canonical = result.canonical_link
+        if canonical is not None and canonical != robot.root_link and canonical in robot.links:
+            # the root's world pose at the SDF's own (zero) joint positions
+            root_pose = root_pose @ np.linalg.inv(ForwardKinematics(robot).poses()[canonical])
+        elif canonical is None or canonical not in robot.links:
+            root_pose = result.model_pose
+        placement = RootPlacement("world", np.array(root_pose, dtype=float))
     return LoadedModel(
         robot,
-        robot_to_urdf(robot),
+        result.to_urdf(),
         "sdf",
         str(path),
         serial,
@@ -348,9 +359,3 @@ def _load_sdf(path: Path, model_scope: str, tip_link: str) -> LoadedModel:
         scope=result.source_scope,
         warnings=tuple(result.warnings),
     )
-
-
-def _root_pose(result: Any) -> Matrix:
-    import numpy as np
-
-    return np.array(result.base_pose)

@@ -512,3 +512,65 @@ def test_parameters_are_declared_with_descriptions(probe: Probe, start_node: Sta
     assert "use_sim_time" in by_name  # rclpy's own
     results = probe.set_parameters(s.node.name, {"model_dirs": ["/"]})
     assert not results[0].successful  # read-only: a peer cannot widen the trusted directories
+
+
+# ------------------------------------------------------------------------------ SDF
+def _sdformat_link_poses(model: dict[str, Any], values: dict[str, float]) -> dict[str, np.ndarray]:
+    """World pose of each link of a libsdformat model at joint values, composed here from the frames
+    libsdformat resolved at zero: a joint turns its child about its axis through its frame."""
+    from libsdformat_reference import pose_matrix
+
+    zero = {link["name"]: pose_matrix(link["world_pose"]) for link in model["links"]}
+    poses: dict[str, np.ndarray] = {}
+    joints = {j["child_link"]: j for j in model["joints"]}
+    for name in zero:  # libsdformat lists a chain's links root first
+        j = joints.get(name)
+        if j is None or j["parent_link"] not in zero:
+            poses[name] = zero[name]
+            continue
+        parent0, child0, frame0 = zero[j["parent_link"]], zero[name], pose_matrix(j["world_pose"])
+        motion = np.eye(4)
+        angle = values.get(j["name"], 0.0)
+        axis = np.array(j["axes"][0]["xyz"], dtype=float)
+        if j["type"] in ("revolute", "continuous"):
+            k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+            motion[:3, :3] = np.eye(3) + math.sin(angle) * k + (1 - math.cos(angle)) * (k @ k)
+        elif j["type"] == "prismatic":
+            motion[:3, 3] = angle * axis
+        poses[name] = (
+            poses[j["parent_link"]] @ np.linalg.inv(parent0) @ frame0 @ motion @ np.linalg.inv(frame0) @ child0
+        )
+    return poses
+
+
+def test_sdf_world_via_scope_equals_libsdformat_frames(
+    probe: Probe, start_node: StartNode, corpus_dir: Path, corpus_resource_paths: tuple[Path, ...], libsdformat: Any
+) -> None:
+    """The seed's UR3e world (an arm included twice deep), its robot chosen by model_scope."""
+    world = corpus_dir / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+    scope = "ur3e::ur3e_position_controller::ur3e"
+    reference = next(m for m in _models(libsdformat(world, corpus_resource_paths)) if m["scope"] == scope)
+    s = session(
+        probe,
+        start_node,
+        {"model": str(world), "model_scope": scope, "model_dirs": [str(p) for p in corpus_resource_paths]},
+    )
+    description = s.wait_description()
+    assert description.lstrip().startswith("<?xml") and "<robot" in description  # converted to URDF
+    static = edges(s.wait_static())
+    assert static["base_link"][0] == "world"  # the robot's root placed in the world
+    names = [j["name"] for j in reference["joints"] if j["type"] != "fixed"]
+    rng = np.random.default_rng(11)
+    for _ in range(3):
+        values = [float(v) for v in rng.uniform(-math.pi, math.pi, len(names))]
+        tree = {**static, **edges(s.exchange(names, values))}
+        ours = compose(tree, "world")
+        expected = _sdformat_link_poses(reference, dict(zip(names, values, strict=True)))
+        worst, where = worst_difference(ours, expected)
+        assert worst <= TOLERANCE, f"link '{where}' differs from libsdformat's frames by {worst:.3g}"
+
+
+def _models(result: dict[str, Any]) -> list[dict[str, Any]]:
+    from libsdformat_reference import models
+
+    return list(models(result))
