@@ -86,6 +86,7 @@ def colcon_install(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "share/ament_index/resource_index/packages/bb_robot",
         "share/bb_robot/config/bb_arm.yaml",
         "share/bb_robot/models/bb_arm.urdf",
+        "share/bb_robot/launch/description.launch.py",
     ],
 )
 def test_colcon_installs_share_file(colcon_install: Path, relative: str) -> None:
@@ -93,8 +94,9 @@ def test_colcon_installs_share_file(colcon_install: Path, relative: str) -> None
 
 
 @needs_colcon
-def test_colcon_installs_the_command_where_ros2_run_looks(colcon_install: Path) -> None:
-    command = colcon_install / "lib" / "bb_robot" / "bb-robot"
+@pytest.mark.parametrize("name", ["bb-robot", "description"])
+def test_colcon_installs_the_command_where_ros2_run_looks(colcon_install: Path, name: str) -> None:
+    command = colcon_install / "lib" / "bb_robot" / name
     assert command.is_file()
     assert os.access(command, os.X_OK)
 
