@@ -24,11 +24,23 @@ def _listing(names: Iterable[str], limit: int = 12) -> str:
 
 
 class KinematicsError(BbRobotError):
-    """A lookup on a valid robot failed."""
+    """A lookup on a valid robot failed.
+
+    ``source`` is the description file the robot came from, once
+    :meth:`in_file` has named it (``None`` for robots built in code).
+    """
 
     def __init__(self, robot: str, message: str) -> None:
         super().__init__(message)
         self.robot = robot
+        self.source: str | None = None
+
+    def in_file(self, source: str | None) -> KinematicsError:
+        """Name ``source`` at the start of the message (once); returns this error, to re-raise."""
+        if source and self.source is None:
+            self.source = source
+            self.args = (f"{source}: {self.args[0]}", *self.args[1:])
+        return self
 
 
 class UnknownLink(KinematicsError):

@@ -48,6 +48,7 @@ import numpy.typing as npt
 from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, Step, apply_step, as_batch, empty_frames, make_step
 from bb_robot.model.errors import (
     InvalidTransform,
+    KinematicsError,
     NotSerialError,
     OffAxisJointError,
     UnknownLink,
@@ -195,6 +196,21 @@ class SerialManipulator:
         else :class:`OffAxisJointError` naming each; with ``strict=False`` any
         axis is re-expressed as +z by a change of the joint frame.
         """
+        try:
+            return cls._from_robot(robot, tip, strict=strict, base=base, base_pose=base_pose)
+        except KinematicsError as error:
+            raise error.in_file(robot.source) from None
+
+    @classmethod
+    def _from_robot(
+        cls,
+        robot: Robot,
+        tip: str | None,
+        *,
+        strict: bool,
+        base: str | None,
+        base_pose: npt.ArrayLike | None,
+    ) -> SerialManipulator:
         base_link = robot.root_link if base is None else robot.get_link(base).name
         if tip is None:
             path, tip_link = _walk(robot, base_link)

@@ -392,6 +392,20 @@ def test_x_axis_arm_strict_names_the_joint_and_axis(corpus_dir: Path) -> None:
     assert caught.value.axes == {"j1": (1.0, 0.0, 0.0), "j2": (0.0, 1.0, 0.0)}
     assert "joint 'j1' acts about (1, 0, 0)" in str(caught.value)
     assert "strict=False" in str(caught.value)
+    assert caught.value.source == str(corpus_dir / "synthetic" / "x_axis_arm.urdf")
+    assert str(caught.value).startswith(f"{corpus_dir / 'synthetic' / 'x_axis_arm.urdf'}: ")
+
+
+def test_errors_of_robots_built_in_code_name_no_file() -> None:
+    robot = Robot.assemble(
+        "code_arm",
+        [Link("a"), Link("b")],
+        [Joint("j", "revolute", "a", "b", axis=(1.0, 0.0, 0.0))],
+    )
+    with pytest.raises(OffAxisJointError) as caught:
+        SerialManipulator.from_robot(robot)
+    assert caught.value.source is None
+    assert str(caught.value).startswith("robot 'code_arm'")
 
 
 def test_x_axis_arm_normalised_matches_forward_kinematics(corpus_dir: Path) -> None:

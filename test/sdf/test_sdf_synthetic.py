@@ -51,6 +51,9 @@ def test_x_axis_arm_strict_names_each_joint_and_its_axis(synthetic: Path) -> Non
     assert "joint 'j1' acts about (1, 0, 0)" in message
     assert "joint 'j2' acts about (0, 1, 0)" in message
     assert "strict=False" in message
+    # Every error names the file involved.
+    assert error.source == str(synthetic / "sdf_x_axis_arm.sdf")
+    assert message.startswith(f"{synthetic / 'sdf_x_axis_arm.sdf'}: robot 'x_axis_arm'")
 
 
 def test_x_axis_arm_loads_when_normalising(synthetic: Path) -> None:
