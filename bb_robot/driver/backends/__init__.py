@@ -1,0 +1,35 @@
+"""The driver's backends: the interface (:mod:`~bb_robot.driver.backends.base`) and the ones shipped.
+
+- ``sim`` (:mod:`~bb_robot.driver.backends.sim`): the embedded kinematic simulator, the default.
+
+A module here that defines ``BACKEND`` is selectable by its file name (``backend: <name>``)
+without any other change; see :func:`~bb_robot.driver.backends.base.backend_class`.
+"""
+
+from bb_robot.driver.backends.base import (
+    Backend,
+    BackendCommand,
+    BackendContext,
+    Capabilities,
+    Health,
+    HealthLevel,
+    JointSample,
+    ParameterSpec,
+    backend_class,
+    builtin_backends,
+    register_backend,
+)
+
+__all__ = [
+    "Backend",
+    "BackendCommand",
+    "BackendContext",
+    "Capabilities",
+    "Health",
+    "HealthLevel",
+    "JointSample",
+    "ParameterSpec",
+    "backend_class",
+    "builtin_backends",
+    "register_backend",
+]

@@ -1,0 +1,218 @@
+"""``backend: sim``: the embedded kinematic simulator (the driver's default backend).
+
+Each joint is a point that moves as commanded within its limits, with no dynamics:
+
+- **position** (and hold): it moves to the target as fast as its velocity and acceleration
+  limits allow and stops there without overshoot (a time-optimal approach, discretised so
+  that it settles exactly); a target that moves (a trajectory, whose samples carry velocity
+  and acceleration) is followed from the command's time on, so a feasible trajectory is
+  tracked with no lag;
+- **velocity**: it reaches the commanded velocity within the acceleration limit;
+- the hard position limits are end stops: a joint that reaches one stops there.
+- **effort** commands are not supported (a kinematic model has no forces): the driver
+  rejects them, and joint states carry no effort.
+
+A joint without an acceleration limit changes velocity at once; without a velocity limit it
+reaches a position target in one step.  Time is the driver's monotonic clock: each ``read``
+integrates from the previous one to now, in steps of at most ``sim.max_step`` seconds; a gap
+longer than ``sim.max_gap`` (the loop was stopped) is not integrated.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from bb_robot.driver.backends.base import (
+    Backend,
+    BackendCommand,
+    BackendContext,
+    Capabilities,
+    Health,
+    JointSample,
+    ParameterSpec,
+)
+from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.errors import BackendError
+from bb_robot.driver.limits import JointLimitTable, braking_speeds
+
+_POSITION = int(CommandMode.POSITION)
+_HOLD = int(CommandMode.HOLD)
+
+
+class SimBackend(Backend):
+    """The embedded kinematic simulator (see the module docstring)."""
+
+    name = "sim"
+    summary = "embedded kinematic simulator (position and velocity commands; no effort)"
+
+    @classmethod
+    def parameters(cls) -> Sequence[ParameterSpec]:
+        return (
+            ParameterSpec(
+                "initial_positions",
+                [],
+                "Start positions of the simulated joints, in the driver's joint order. Empty: each joint at 0, "
+                "or at the nearest end of its command range when 0 lies outside it.",
+                type="double_array",
+                when="configure",
+            ),
+            ParameterSpec(
+                "max_step",
+                0.005,
+                "Longest integration step of the simulator, in seconds (a loop period longer than this is "
+                "integrated in several steps).",
+                type="double",
+                when="configure",
+            ),
+            ParameterSpec(
+                "max_gap",
+                0.1,
+                "A time between two reads longer than this (seconds) is not integrated: the loop was stopped.",
+                type="double",
+                when="configure",
+            ),
+        )
+
+    def __init__(self, context: BackendContext) -> None:
+        super().__init__(context)
+        n = len(self.joint_names)
+        self._position = np.zeros(n)
+        self._velocity = np.zeros(n)
+        self._position_mode = np.ones(n, dtype=bool)
+        self._target = np.zeros(n)
+        self._target_velocity = np.zeros(n)
+        self._target_acceleration = np.zeros(n)
+        self._command_ns = 0
+        self._time_ns: int | None = None
+        self._stamps = np.zeros(n, dtype=np.int64)
+        self._connected = False
+        self.gaps = 0
+        options = context.options
+        self.max_step = float(options.get("max_step", 0.005))
+        self.max_gap = float(options.get("max_gap", 0.1))
+        self._initial = list(options.get("initial_positions", []) or [])
+        self._prepare_limits()
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(modes=frozenset({CommandMode.POSITION, CommandMode.VELOCITY}), effort_feedback=False)
+
+    # ---------------------------------------------------------------- lifecycle
+    def connect(self, timeout: float) -> None:
+        n = len(self.joint_names)
+        if self._initial:
+            if len(self._initial) != n:
+                raise BackendError(
+                    f"sim.initial_positions has {len(self._initial)} values for {n} joints "
+                    f"({', '.join(self.joint_names)})"
+                )
+            start = np.array(self._initial, dtype=np.float64)
+            if not np.isfinite(start).all():
+                raise BackendError("sim.initial_positions holds a non-finite value")
+        else:
+            start = np.zeros(n)
+        start = np.clip(start, self.limits.command_lower, self.limits.command_upper)
+        self._position = start
+        self._velocity = np.zeros(n)
+        self._target = start.copy()
+        self._target_velocity = np.zeros(n)
+        self._target_acceleration = np.zeros(n)
+        self._position_mode = np.ones(n, dtype=bool)
+        self._time_ns = None
+        self._connected = True
+
+    def disconnect(self) -> None:
+        self._connected = False
+
+    def start(self) -> None:
+        self._time_ns = None
+
+    def stop(self) -> None:
+        self._time_ns = None
+
+    def health(self) -> Health:
+        return Health(
+            connected=self._connected,
+            message="simulated" if self._connected else "not connected",
+            values={"simulated joints": str(len(self.joint_names)), "integration gaps": str(self.gaps)},
+        )
+
+    # --------------------------------------------------------------- loop thread
+    def read(self, now_ns: int) -> JointSample:
+        if not self._connected:
+            raise BackendError("the simulator is not connected")
+        if self._time_ns is None:
+            self._time_ns = now_ns
+        elapsed = (now_ns - self._time_ns) * 1e-9
+        if elapsed > self.max_gap:
+            self.gaps += 1
+        elif elapsed > 0:
+            steps = max(1, math.ceil(elapsed / self.max_step - 1e-9))
+            dt = elapsed / steps
+            t = self._time_ns
+            for s in range(1, steps + 1):
+                self._step(dt, (t - self._command_ns) * 1e-9 + s * dt)
+        self._time_ns = now_ns
+        self._stamps[:] = now_ns
+        return JointSample(self._position.copy(), self._velocity.copy(), None, self._stamps.copy(), now_ns)
+
+    def write(self, command: BackendCommand, now_ns: int) -> None:
+        modes = command.modes
+        self._position_mode = (modes == _POSITION) | (modes == _HOLD)
+        self._target = np.where(self._position_mode, command.position, 0.0)
+        velocity, acceleration = command.velocity, command.acceleration
+        self._target_velocity = np.where(np.isnan(velocity), 0.0, velocity)
+        self._target_acceleration = np.where(self._position_mode & ~np.isnan(acceleration), acceleration, 0.0)
+        self._command_ns = now_ns
+
+    def set_limits(self, limits: JointLimitTable) -> None:
+        super().set_limits(limits)
+        self._prepare_limits()
+
+    def _prepare_limits(self) -> None:
+        limits = self.limits
+        finite = np.isfinite(limits.acceleration)
+        self._accel_finite = np.concatenate((finite, finite, finite))
+        self._accel_safe = np.where(self._accel_finite, np.concatenate([limits.acceleration] * 3), 1.0)
+        self._accel_step = limits.acceleration
+
+    # ---------------------------------------------------------------- the model
+    def _step(self, dt: float, since_command: float) -> None:
+        """Advance by ``dt``; ``since_command`` is the time from the command to the step's end.
+
+        (Written for speed with small arrays: few numpy calls, no temporaries it can avoid.)
+        """
+        limits = self.limits
+        n = len(self._position)
+        p, v = self._position, self._velocity
+        position_mode = self._position_mode
+        # Position mode: the (moving) target at the start and the end of the step; its mean
+        # velocity over the step plus the approach speed lands the joint on it when it can.
+        v_ref, a_ref = self._target_velocity, self._target_acceleration
+        s1 = since_command
+        s0 = s1 - dt
+        ref_start = self._target + s0 * (v_ref + 0.5 * a_ref * s0)
+        ref_v = v_ref + a_ref * (s0 + 0.5 * dt)
+        error = np.where(position_mode, ref_start - p, 0.0)
+        # One call for the three braking speeds: towards the target, the upper and the lower stop.
+        distances = np.concatenate((np.abs(error), limits.upper - p, p - limits.lower))
+        np.maximum(distances, 0.0, out=distances)
+        brake = braking_speeds(distances, self._accel_safe, self._accel_finite, dt)
+        approach = np.minimum(distances[:n] / dt, brake[:n])
+        desired = np.where(position_mode, ref_v + np.copysign(approach, error), self._target_velocity)
+        vmax = limits.velocity
+        desired = np.minimum(np.minimum(desired, vmax), brake[n : 2 * n])
+        desired = np.maximum(np.maximum(desired, -vmax), -brake[2 * n :])
+        change = self._accel_step * dt
+        new_v = v + np.minimum(np.maximum(desired - v, -change), change)
+        new_p = p + new_v * dt
+        clipped = np.minimum(np.maximum(new_p, limits.lower), limits.upper)
+        new_v[clipped != new_p] = 0.0
+        self._position = clipped
+        self._velocity = new_v
+
+
+BACKEND = SimBackend

@@ -1,0 +1,342 @@
+"""Joint limits as the driver enforces them: the model's, tightened by MoveIt-style overrides.
+
+Where each limit comes from, in order:
+
+1. the robot model (URDF ``<limit>``, ``<safety_controller>``; SDF ``<limit>``), including any
+   value changed at run time through the model's bound parameters
+   (``joints.<joint>.limit.lower|upper|velocity|effort``, see
+   :attr:`bb_robot.model.robot.Robot.param_subscriptions`);
+2. overrides in the layout of MoveIt's ``joint_limits.yaml`` (also that of ros2_control's
+   ``joint_limits`` parameters)::
+
+       joint_limits:
+         elbow_joint:
+           has_velocity_limits: true
+           max_velocity: 1.5
+           has_acceleration_limits: true
+           max_acceleration: 4.0
+
+   ``has_position_limits`` / ``min_position`` / ``max_position``, ``has_velocity_limits`` /
+   ``max_velocity``, ``has_acceleration_limits`` / ``max_acceleration`` and
+   ``has_effort_limits`` / ``max_effort`` are read; a value counts only where its ``has_*``
+   flag is true.  Other keys (jerk, the scaling factors) are accepted and ignored.
+
+An override may only *tighten* a limit the model has (as ros2_control's joint_limits do): a
+wider value is ignored with a warning.  Acceleration limits, which URDF and SDF lack, come
+from the overrides alone; a joint without one accelerates without limit.
+
+Position commands are bounded by the *command range*: the hard limits, narrowed to the
+``<safety_controller>`` soft limits where the model has them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bb_robot.driver.errors import LimitsFileError
+from bb_robot.model.robot import Robot
+
+FloatArray = npt.NDArray[np.float64]
+BoolArray = npt.NDArray[np.bool_]
+
+#: The keys of one joint's entry in a MoveIt ``joint_limits.yaml`` that the driver reads, and
+#: their types (``bool`` flags and ``float`` values).
+OVERRIDE_KEYS: Mapping[str, type] = {
+    "has_position_limits": bool,
+    "min_position": float,
+    "max_position": float,
+    "has_velocity_limits": bool,
+    "max_velocity": float,
+    "has_acceleration_limits": bool,
+    "max_acceleration": float,
+    "has_effort_limits": bool,
+    "max_effort": float,
+}
+#: Keys MoveIt's files may hold that the driver does not use.
+IGNORED_KEYS = frozenset(
+    {"has_jerk_limits", "max_jerk", "has_deceleration_limits", "max_deceleration", "angle_wraparound"}
+)
+
+
+@dataclass(frozen=True)
+class LimitOverride:
+    """One joint's entry of a MoveIt-style limits file (``None``: key absent)."""
+
+    has_position_limits: bool | None = None
+    min_position: float | None = None
+    max_position: float | None = None
+    has_velocity_limits: bool | None = None
+    max_velocity: float | None = None
+    has_acceleration_limits: bool | None = None
+    max_acceleration: float | None = None
+    has_effort_limits: bool | None = None
+    max_effort: float | None = None
+
+
+@dataclass(frozen=True, eq=False)
+class JointLimitTable:
+    """Per-joint limits of the driven joints, as arrays in ``names`` order.
+
+    Missing limits are ``-inf`` / ``inf``.  ``soft_lower`` / ``soft_upper`` are the
+    ``<safety_controller>`` limits (``-inf`` / ``inf`` where absent); ``command_lower`` /
+    ``command_upper`` the range position commands are clamped to (or rejected outside).
+    """
+
+    names: tuple[str, ...]
+    lower: FloatArray
+    upper: FloatArray
+    soft_lower: FloatArray
+    soft_upper: FloatArray
+    velocity: FloatArray
+    acceleration: FloatArray
+    effort: FloatArray
+    #: Which limit of each joint came from where, for diagnostics (``{"elbow_joint": {"velocity": "urdf"}}``).
+    sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+
+    @property
+    def command_lower(self) -> FloatArray:
+        return np.maximum(self.lower, self.soft_lower)
+
+    @property
+    def command_upper(self) -> FloatArray:
+        return np.minimum(self.upper, self.soft_upper)
+
+    def index(self, name: str) -> int:
+        return self.names.index(name)
+
+    def describe(self, name: str) -> str:
+        """One line: ``elbow_joint: position [-2.6, 2.6] (soft [-2.5, 2.5]), velocity 2.5, ...``."""
+        i = self.index(name)
+        parts = [f"position [{_fmt(self.lower[i])}, {_fmt(self.upper[i])}]"]
+        if np.isfinite(self.soft_lower[i]) or np.isfinite(self.soft_upper[i]):
+            parts[0] += f" (soft [{_fmt(self.soft_lower[i])}, {_fmt(self.soft_upper[i])}])"
+        parts += [
+            f"velocity {_fmt(self.velocity[i])}",
+            f"acceleration {_fmt(self.acceleration[i])}",
+            f"effort {_fmt(self.effort[i])}",
+        ]
+        return f"{name}: " + ", ".join(parts)
+
+
+def _fmt(value: float) -> str:
+    return "none" if not math.isfinite(value) else f"{value:g}"
+
+
+def _value(value: float | None, default: float) -> float:
+    return default if value is None else float(value)
+
+
+def from_robot(robot: Robot, names: Sequence[str]) -> JointLimitTable:
+    """The limits the model gives the joints ``names`` (no acceleration limits)."""
+    n = len(names)
+    lower, upper = np.full(n, -np.inf), np.full(n, np.inf)
+    soft_lower, soft_upper = np.full(n, -np.inf), np.full(n, np.inf)
+    velocity, effort = np.full(n, np.inf), np.full(n, np.inf)
+    sources: dict[str, dict[str, str]] = {}
+    for i, name in enumerate(names):
+        joint = robot.get_joint(name)
+        limits = joint.limits
+        source: dict[str, str] = {}
+        sources[name] = source
+        if limits is None:
+            continue
+        if joint.type != "continuous":
+            lower[i] = _value(limits.lower, -np.inf)
+            upper[i] = _value(limits.upper, np.inf)
+            soft_lower[i] = _value(limits.soft_lower, -np.inf)
+            soft_upper[i] = _value(limits.soft_upper, np.inf)
+            if limits.lower is not None or limits.upper is not None:
+                source["position"] = "model"
+        # A zero or negative velocity/effort in a description means "not given" (URDF writers
+        # use 0 for "unknown"); such a joint could never move if it were taken as a limit.
+        if limits.velocity is not None and limits.velocity > 0:
+            velocity[i] = limits.velocity
+            source["velocity"] = "model"
+        if limits.effort is not None and limits.effort > 0:
+            effort[i] = limits.effort
+            source["effort"] = "model"
+    # Hard limits given in the wrong order would make every command invalid: keep the model's
+    # values but never let the command range invert.
+    return JointLimitTable(
+        names=tuple(names),
+        lower=lower,
+        upper=upper,
+        soft_lower=soft_lower,
+        soft_upper=soft_upper,
+        velocity=velocity,
+        acceleration=np.full(n, np.inf),
+        effort=effort,
+        sources=sources,
+    )
+
+
+def parse_overrides(data: Any, source: str) -> dict[str, LimitOverride]:
+    """The per-joint overrides of a parsed MoveIt ``joint_limits.yaml`` document.
+
+    Accepts the document itself (``{"joint_limits": {...}}``) or a ROS parameters file that
+    holds it under ``<node>: ros__parameters:``.  Raises :class:`LimitsFileError` naming the
+    file and the key for a value of the wrong type or a non-finite or negative maximum.
+    """
+    if isinstance(data, Mapping) and "joint_limits" not in data:
+        for value in data.values():
+            if isinstance(value, Mapping) and isinstance(value.get("ros__parameters"), Mapping):
+                if "joint_limits" in value["ros__parameters"]:
+                    data = value["ros__parameters"]
+                    break
+    if not isinstance(data, Mapping) or not isinstance(data.get("joint_limits"), Mapping):
+        raise LimitsFileError(f"{source}: no 'joint_limits' mapping (MoveIt's joint_limits.yaml layout)")
+    result: dict[str, LimitOverride] = {}
+    for joint, entry in data["joint_limits"].items():
+        if not isinstance(entry, Mapping):
+            raise LimitsFileError(f"{source}: joint_limits.{joint} is not a mapping")
+        values: dict[str, Any] = {}
+        for key, raw in entry.items():
+            where = f"{source}: joint_limits.{joint}.{key}"
+            if key in IGNORED_KEYS:
+                continue
+            kind = OVERRIDE_KEYS.get(str(key))
+            if kind is None:
+                raise LimitsFileError(f"{where}: unknown key (known: {', '.join(OVERRIDE_KEYS)})")
+            values[str(key)] = _typed(raw, kind, where)
+        result[str(joint)] = LimitOverride(**values)
+    return result
+
+
+def _typed(raw: Any, kind: type, where: str) -> bool | float:
+    if kind is bool:
+        if not isinstance(raw, bool):
+            raise LimitsFileError(f"{where}: expected true or false, got {raw!r}")
+        return raw
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise LimitsFileError(f"{where}: expected a number, got {raw!r}")
+    value = float(raw)
+    if not math.isfinite(value):
+        raise LimitsFileError(f"{where}: expected a finite number, got {raw!r}")
+    if where.endswith(("max_velocity", "max_acceleration", "max_effort")) and value <= 0:
+        raise LimitsFileError(f"{where}: a maximum must be above 0, got {raw!r}")
+    return value
+
+
+def load_overrides(path: str | Path) -> dict[str, LimitOverride]:
+    """Read a MoveIt ``joint_limits.yaml`` file (see :func:`parse_overrides`)."""
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except OSError as error:
+        raise LimitsFileError(f"{path}: cannot read the joint limits file ({error.strerror})") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise LimitsFileError(f"{path}: not valid YAML ({error})") from None
+    return parse_overrides(data, str(path))
+
+
+def apply_overrides(
+    table: JointLimitTable,
+    overrides: Mapping[str, LimitOverride],
+    *,
+    source: str = "joint_limits",
+    warn: Callable[[str], None] | None = None,
+) -> JointLimitTable:
+    """``table`` with ``overrides`` applied (tightening only; see the module docstring).
+
+    Overrides for joints the driver does not drive are ignored.  ``warn`` receives one line
+    per override that is ignored because it would widen a limit, or is inconsistent.
+    """
+    lower, upper = table.lower.copy(), table.upper.copy()
+    velocity, acceleration, effort = table.velocity.copy(), table.acceleration.copy(), table.effort.copy()
+    sources = {name: dict(values) for name, values in table.sources.items()}
+
+    def note(text: str) -> None:
+        if warn is not None:
+            warn(text)
+
+    for name, entry in overrides.items():
+        if name not in table.names:
+            continue
+        i = table.index(name)
+        where = f"{source}.{name}"
+        joint_sources = sources.setdefault(name, {})
+        if entry.has_position_limits:
+            new_lower = _value(entry.min_position, lower[i])
+            new_upper = _value(entry.max_position, upper[i])
+            if new_lower > new_upper:
+                note(f"{where}: min_position {new_lower:g} is above max_position {new_upper:g}; ignored")
+            else:
+                if new_lower < lower[i]:
+                    note(f"{where}: min_position {new_lower:g} would widen the limit {lower[i]:g}; kept {lower[i]:g}")
+                elif new_lower != lower[i]:
+                    lower[i] = new_lower
+                    joint_sources["position"] = source
+                if new_upper > upper[i]:
+                    note(f"{where}: max_position {new_upper:g} would widen the limit {upper[i]:g}; kept {upper[i]:g}")
+                elif new_upper != upper[i]:
+                    upper[i] = new_upper
+                    joint_sources["position"] = source
+        for flag, value, array, label in (
+            (entry.has_velocity_limits, entry.max_velocity, velocity, "velocity"),
+            (entry.has_effort_limits, entry.max_effort, effort, "effort"),
+            (entry.has_acceleration_limits, entry.max_acceleration, acceleration, "acceleration"),
+        ):
+            if not flag:
+                continue
+            if value is None or value <= 0:
+                note(f"{where}: has_{label}_limits is true but max_{label} is not given (or not above 0); ignored")
+                continue
+            if value > array[i]:
+                note(f"{where}: max_{label} {value:g} would widen the limit {array[i]:g}; kept {array[i]:g}")
+                continue
+            array[i] = value
+            joint_sources[label] = source
+    return replace(
+        table,
+        lower=lower,
+        upper=upper,
+        velocity=velocity,
+        acceleration=acceleration,
+        effort=effort,
+        sources=sources,
+    )
+
+
+def override_from_parameters(values: Mapping[str, Any], joints: Iterable[str]) -> dict[str, LimitOverride]:
+    """Overrides from flat ROS parameters ``joint_limits.<joint>.<key>`` (missing keys: ``None``)."""
+    result: dict[str, LimitOverride] = {}
+    for joint in joints:
+        entry = {
+            key: values[f"joint_limits.{joint}.{key}"]
+            for key in OVERRIDE_KEYS
+            if f"joint_limits.{joint}.{key}" in values
+        }
+        if entry:
+            result[joint] = LimitOverride(**entry)
+    return result
+
+
+def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, dt: float) -> FloatArray:
+    """The highest speed from which a joint stops within ``distance`` (≥ 0), its speed falling by
+    at most ``accel * dt`` per step of ``dt`` (position += speed * dt); unlimited where not ``finite``.
+
+    Exact for the discrete motion: with ``n`` full braking steps and the remainder spread
+    over the ``n + 1`` steps, the joint covers ``distance`` exactly and stops, so a target is
+    reached without overshoot.
+    """
+    bounded = np.isfinite(distance)
+    distance = np.where(bounded, distance, 0.0)
+    step = accel * dt
+    full = np.floor(np.sqrt(0.25 + 2.0 * distance / (step * dt)) - 0.5)
+    remainder = distance - step * dt * full * (full + 1) / 2
+    short = remainder < 0  # floating-point rounding put n one too high
+    if short.any():
+        full = np.where(short, full - 1, full)
+        remainder = distance - step * dt * full * (full + 1) / 2
+    speed = full * step + np.maximum(remainder, 0.0) / ((full + 1) * dt)
+    return np.where(finite & bounded, speed, np.inf)
