@@ -17,14 +17,14 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from bb_robot.commands import chain, check, fk, show, tree
+from bb_robot.commands import chain, check, convert, fk, show, tree
 from bb_robot.commands.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
 from bb_robot.commands.show import default_tip, format_tree
 from bb_robot.errors import BbRobotError
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_USAGE", "build_parser", "default_tip", "format_tree", "main"]
 
-COMMANDS = (show, check, tree, chain, fk)
+COMMANDS = (show, check, tree, convert, chain, fk)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -238,11 +238,9 @@ def check_urdf(path: str, xacro_args: Mapping[str, str]) -> Report:
 
 
 def check_sdf(path: str, scope: str | None, resource_paths: Sequence[str]) -> Report:
-    from bb_robot.sdf.loader import load_from_file
-
     report = Report(ok=False, format="sdf", robot=None)
     try:
-        result = load_from_file(path, scope or "", resource_paths=list(resource_paths), build_serial=False)
+        result = common.load_sdf(path, scope, resource_paths)
     except InvalidRobot as error:
         report.robot = error.robot
         try:

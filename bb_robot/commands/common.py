@@ -132,24 +132,50 @@ def load(
 
         robot = load_urdf(name, xacro_args=xacro_args)
         return Loaded(name, "urdf", robot, None, tuple(robot.warnings))
-    from bb_robot.sdf.loader import load_from_file
-
-    result = load_from_file(name, scope or "", resource_paths=list(resource_paths), build_serial=False)
+    result = load_sdf(name, scope, resource_paths)
     warnings = tuple(result.warnings)
     if xacro_args:
         warnings += (f"{name}: --xacro-arg ignored: the file is SDF, not xacro",)
     return Loaded(name, "sdf", result.robot, result, warnings)
 
 
+def load_sdf(path: str, scope: str | None, resource_paths: Sequence[str]) -> SdfLoadResult:
+    """:func:`bb_robot.sdf.loader.load_from_file` without the serial model.
+
+    A model file none of whose models has a movable joint (a static object, a sensor rig) is
+    loaded as its root model, with a warning, rather than refused: its links and frames can
+    still be checked, drawn and placed.  A world without a kinematic model is refused.
+    """
+    from dataclasses import replace
+
+    from bb_robot.sdf.document import read_document
+    from bb_robot.sdf.errors import ScopeError
+    from bb_robot.sdf.loader import load_from_file, load_from_model
+
+    try:
+        return load_from_file(path, scope or "", resource_paths=list(resource_paths), build_serial=False)
+    except ScopeError as error:
+        if scope or error.kind != "none":
+            raise
+        document = read_document(path, resource_paths=list(resource_paths))
+        root = document.model
+        if root is None or not any(model.links for model in root.walk()):
+            raise
+        result = load_from_model(document, root.scoped_name, build_serial=False)
+        note = f"{path}: no model has a movable joint; loaded the file's model '{root.scoped_name}'"
+        return replace(result, warnings=(*result.warnings, note))
+
+
 def explain(error: BaseException) -> str:
     """``str(error)``, with the command-line option to use where the message names an API argument."""
-    from bb_robot.sdf.errors import IncludeError, ScopeError
+    from bb_robot.sdf.errors import SdfError
 
     text = str(error).rstrip()
-    if isinstance(error, ScopeError) and error.kind in ("tie", "unknown"):
-        text += " (on the command line: --scope SCOPE)"
-    elif isinstance(error, IncludeError) and error.kind == "missing":
-        text += " (on the command line: --resource-path DIR)"
+    if isinstance(error, SdfError):
+        if "model_scope" in text:
+            text += " (on the command line: --scope SCOPE)"
+        elif "resource_paths" in text:
+            text += " (on the command line: --resource-path DIR)"
     return text
 
 

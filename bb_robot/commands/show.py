@@ -10,6 +10,8 @@ from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Joint, Robot
 from bb_robot.model.transforms import matrix_to_quaternion, matrix_to_rpy
 
+#: Joint types whose axis means something (floating joints have none; planar: the plane's normal).
+AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
 JSON_SHAPE = '{"robot", "root", "tip", "joints": {name: value}, "xyz": [x, y, z], "quat_xyzw": [x, y, z, w]}'
 
 
@@ -49,7 +51,7 @@ def format_tree(robot: Robot) -> str:
 def describe_joint(joint: Joint) -> str:
     """``name [type; axis x y z; mimics j; actuator a]``."""
     parts: list[str] = [joint.type]
-    if joint.dof:
+    if joint.type in AXIS_TYPES:
         parts.append("axis " + " ".join(common.number(c) for c in joint.axis))
     if joint.mimic is not None:
         parts.append(f"mimics {joint.mimic.joint}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Final
 
 from bb_robot.commands import common
+from bb_robot.commands.show import AXIS_TYPES
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 
@@ -67,7 +68,7 @@ def to_dot(robot: Robot) -> str:
     for joint_name in robot.topology.joint_order:
         joint = robot.joints[joint_name]
         label = [joint.name, joint.type]
-        if joint.dof:
+        if joint.type in AXIS_TYPES:
             label.append("axis " + " ".join(common.number(c) for c in joint.axis))
         if joint.mimic is not None:
             label.append(f"mimics {joint.mimic.joint}")
@@ -138,7 +139,7 @@ def run(args: argparse.Namespace) -> int:
                         "type": j.type,
                         "parent": j.parent_link,
                         "child": j.child_link,
-                        "axis": [c + 0.0 for c in j.axis] if j.dof else None,
+                        "axis": [c + 0.0 for c in j.axis] if j.type in AXIS_TYPES else None,
                         "mimic": j.mimic.joint if j.mimic is not None else None,
                     }
                     for j in (robot.joints[name] for name in robot.topology.joint_order)
