@@ -1,0 +1,108 @@
+"""``bb-robot convert``: SDF (or URDF, xacro) to URDF, and URDF or SDF to Python.
+
+``--to urdf`` writes the robot model with the URDF writer (:func:`bb_robot.urdf.writer.robot_to_urdf`;
+for SDF through :meth:`SdfLoadResult.to_urdf <bb_robot.sdf.loader.SdfLoadResult.to_urdf>`, which
+can turn mesh URIs into absolute ``file://`` URIs).  A URDF or xacro input is written back out
+in the writer's canonical form (a xacro file expanded).
+
+``--to python`` writes Python source that rebuilds the robot with the authoring API
+(:mod:`bb_robot.authoring`), through its importer (:mod:`bb_robot.authoring.importer`); run as a
+script, the source prints the URDF.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from bb_robot.commands import common
+
+JSON_SHAPE = (
+    '{"from": "urdf|sdf", "to": "urdf|python", "robot", "source_scope", "output": path or null, '
+    '"text": the converted text when there is no -o (else null), "warnings": [...]}'
+)
+
+
+def to_urdf(loaded: common.Loaded, *, mesh_uris: str) -> str:
+    """The loaded robot as URDF text (SDF: mesh URIs kept or made absolute ``file://`` URIs)."""
+    if loaded.sdf is not None:
+        return loaded.sdf.to_urdf(mesh_uris="file" if mesh_uris == "file" else "keep")
+    if mesh_uris == "file":
+        raise common.UsageError("--mesh-uris file applies to SDF input (URDF mesh URIs are written as they are)")
+    from bb_robot.urdf.writer import robot_to_urdf
+
+    return robot_to_urdf(loaded.robot)
+
+
+def to_python(loaded: common.Loaded, xacro_args: dict[str, str]) -> str:
+    """Python source rebuilding the loaded robot with the authoring API.
+
+    A URDF or xacro file goes through :func:`bb_robot.authoring.importer.import_urdf` (from the
+    file's intermediate representation: what was written, as written); an SDF robot through
+    :func:`~bb_robot.authoring.importer.python_source_for` of the robot model's representation,
+    as :func:`~bb_robot.authoring.importer.import_sdf` does, for the model this command loaded.
+    """
+    from bb_robot.authoring.importer import import_urdf, python_source_for
+    from bb_robot.urdf.writer import model_to_ir
+
+    if loaded.sdf is None:
+        return import_urdf(loaded.path, xacro_args=xacro_args or None)
+    return python_source_for(model_to_ir(loaded.robot), source=loaded.path, scope=loaded.source_scope)
+
+
+def run(args: argparse.Namespace) -> int:
+    output = args.output
+    if output is not None and Path(output).exists() and Path(output).resolve() == Path(args.file).resolve():
+        raise common.UsageError(f"-o {output} is the input file; write the conversion elsewhere")
+    loaded = common.load_from_args(args)
+    if args.to == "urdf":
+        text = to_urdf(loaded, mesh_uris=args.mesh_uris)
+    else:
+        if args.mesh_uris != "keep":
+            raise common.UsageError("--mesh-uris applies to --to urdf")
+        text = to_python(loaded, common.parse_xacro_args(args.xacro_arg))
+    for warning in loaded.warnings:
+        common.warn(warning)
+    if output is not None:
+        Path(output).write_text(text, encoding="utf-8")
+    if args.json:
+        data: dict[str, Any] = {
+            "from": loaded.format,
+            "to": args.to,
+            "robot": loaded.robot.name,
+            "source_scope": loaded.source_scope,
+            "output": output,
+            "text": None if output is not None else text,
+            "warnings": list(loaded.warnings),
+        }
+        common.print_json(data)
+    elif output is None:
+        sys.stdout.write(text)
+    else:
+        print(f"wrote {output}: robot '{loaded.robot.name}' as {args.to} ({os.path.getsize(output)} bytes)")
+    return common.EXIT_OK
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "convert",
+        help="convert SDF to URDF, and URDF or SDF to Python (authoring API)",
+        description="Convert a robot description: --to urdf writes URDF (from SDF, or a URDF/xacro "
+        "rewritten in canonical form); --to python writes Python source that rebuilds the robot "
+        "with bb_robot's authoring API. The result goes to -o OUT, or to stdout.",
+    )
+    common.add_input_options(parser)
+    parser.add_argument("--to", required=True, choices=("urdf", "python"), help="the output format")
+    parser.add_argument("-o", "--output", metavar="OUT", help="file to write (default: stdout)")
+    parser.add_argument(
+        "--mesh-uris",
+        choices=("keep", "file"),
+        default="keep",
+        help="SDF to URDF: keep mesh URIs as the SDF wrote them (default), or write each one found as an "
+        "absolute file:// URI",
+    )
+    common.add_json_option(parser, JSON_SHAPE)
+    parser.set_defaults(handler=run)
