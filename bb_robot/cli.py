@@ -57,7 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.dup2(devnull, sys.stdout.fileno())  # so that the final flush does not fail again
         return EXIT_OK
     except (BbRobotError, OSError) as error:
-        print(f"bb-robot: error: {_message(error)}", file=sys.stderr)
+        message = _message(error)
+        file = getattr(args, "file", None)
+        if file and file not in message:  # a joint or link problem, or one in an included file
+            message = f"{file}: {message}"
+        print(f"bb-robot: error: {message}", file=sys.stderr)
         return EXIT_INPUT
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError) as error:
         # Not expected for any input; reported in one line rather than as a traceback.

@@ -300,7 +300,9 @@ def _print_report(report: Report, path: str) -> None:
     for warning in report.warnings:
         common.warn(warning)
     for error in report.errors:
-        print(f"error: {error.message}", file=sys.stderr)
+        # An error in an included file names that file: say which file was checked too.
+        message = error.message if path in error.message else f"{path}: {error.message}"
+        print(f"error: {message}", file=sys.stderr)
     name = f"robot '{report.robot}'" if report.robot is not None else "the description"
     if not report.ok or report.loaded is None:
         count = len(report.errors)
