@@ -1,4 +1,8 @@
-"""The ``bb-robot`` command line: output on the bundled model, and clean failures on bad input."""
+"""``bb-robot show``: output on the bundled model, and clean failures on bad input.
+
+The first tests call :func:`bb_robot.cli.main` in-process (fast, and they cover the helpers
+``default_tip`` and ``format_tree``); the others run the command as a subprocess.
+"""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from cli_helpers import RunCli, resource_args
 
 from bb_robot.cli import default_tip, format_tree, main
 from bb_robot.model.kinematics import ForwardKinematics
@@ -90,7 +95,7 @@ def test_console_entry_point_prints_no_traceback(corpus_dir: Path) -> None:
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])},
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
     )
     assert result.returncode == 1
     assert "Traceback" not in result.stderr
@@ -104,3 +109,47 @@ def test_pan_rotates_the_elbow_offset_about_z() -> None:
     assert pose[:3, 3] == pytest.approx(
         [reach * np.cos(1.0), reach * np.sin(1.0), 0.67 + 0.71 * np.cos(0.5)], abs=1e-12
     )
+
+
+# ------------------------------------------------------------------ as a subprocess, SDF, --json
+def test_show_json_gives_the_tip_pose_of_the_bundled_arm(run_cli: RunCli) -> None:
+    result = run_cli("show", "--json", "--joint", "elbow_joint=0.5")
+    assert result.returncode == 0, result
+    data = result.json()
+    assert set(data) == {"robot", "root", "tip", "joints", "xyz", "quat_xyzw"}
+    assert (data["robot"], data["root"], data["tip"]) == ("bb_arm", "base_link", "tcp")
+    assert data["joints"] == {"elbow_joint": 0.5}
+    assert data["xyz"] == pytest.approx([0.71 * np.sin(0.5), 0.0, 0.67 + 0.71 * np.cos(0.5)], abs=1e-12)
+    # Everything above the elbow turns 0.5 rad about the base's y axis: q = q_y(0.5) * q(0).
+    zero = run_cli("show", "--json").json()["quat_xyzw"]
+    turned = _quat_product([0.0, np.sin(0.25), 0.0, np.cos(0.25)], zero)
+    assert data["quat_xyzw"] == pytest.approx(turned if turned[3] >= 0 else [-c for c in turned], abs=1e-12)
+
+
+def _quat_product(a: list[float], b: list[float]) -> list[float]:
+    """Hamilton product of (x, y, z, w) quaternions."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    ]
+
+
+def test_show_reads_an_sdf_world_with_scope_and_resource_path(
+    run_cli: RunCli, corpus_dir: Path, corpus_resource_paths: tuple[Path, ...]
+) -> None:
+    world = corpus_dir / "synthetic/sdf_world_two_ur3e_includes.sdf"
+    result = run_cli("show", world, "--scope", "right_arm", *resource_args(corpus_resource_paths))
+    assert result.returncode == 0, result
+    assert "model 'right_arm'" in result.stdout
+    assert "shoulder_pan_joint [revolute; axis 0 0 1]" in result.stdout
+    assert "Traceback" not in result.stderr
+
+
+def test_show_scope_on_a_urdf_is_a_usage_error(run_cli: RunCli, corpus_dir: Path) -> None:
+    result = run_cli("show", corpus_dir / "ur_description_ros2/ur5e.urdf", "--scope", "x")
+    assert result.returncode == 2, result
+    assert "--scope" in result.stderr and "usage: bb-robot show" in result.stderr
