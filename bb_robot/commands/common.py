@@ -265,6 +265,12 @@ def parse_joint_values(items: Sequence[str]) -> dict[str, float]:
 
 
 # -------------------------------------------------------------------------------- output
+def refuse_to_overwrite(output: str | None, source: str) -> None:
+    """A :class:`UsageError` when ``-o OUTPUT`` is the input file itself."""
+    if output is not None and Path(output).exists() and Path(output).resolve() == Path(source).resolve():
+        raise UsageError(f"-o {output} is the input file; write the output elsewhere")
+
+
 def finite_or_none(value: float | None) -> float | None:
     """``value`` as a float, or ``None`` when it is missing, infinite or NaN (JSON ``null``)."""
     if value is None:

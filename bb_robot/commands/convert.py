@@ -55,8 +55,7 @@ def to_python(loaded: common.Loaded, xacro_args: dict[str, str]) -> str:
 
 def run(args: argparse.Namespace) -> int:
     output = args.output
-    if output is not None and Path(output).exists() and Path(output).resolve() == Path(args.file).resolve():
-        raise common.UsageError(f"-o {output} is the input file; write the conversion elsewhere")
+    common.refuse_to_overwrite(output, args.file)
     loaded = common.load_from_args(args)
     if args.to == "urdf":
         text = to_urdf(loaded, mesh_uris=args.mesh_uris)

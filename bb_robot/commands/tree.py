@@ -113,6 +113,7 @@ def output_format(output: str | None) -> str:
 
 def run(args: argparse.Namespace) -> int:
     fmt = output_format(args.output)
+    common.refuse_to_overwrite(args.output, args.file)
     loaded = common.load_from_args(args)
     robot = loaded.robot
     text = to_dot(robot)

@@ -153,3 +153,12 @@ def test_without_dot_a_picture_is_refused_with_what_to_do(run_cli: RunCli, corpu
     assert result.returncode == 1
     assert "graphviz" in result.stderr and "tree.dot" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_writing_over_the_input_is_refused(run_cli: RunCli, corpus_dir: Path, tmp_path: Path) -> None:
+    path = tmp_path / "robot.dot"  # a URDF with an unusual name
+    original = (corpus_dir / "synthetic/mimic_chain.urdf").read_bytes()
+    path.write_bytes(original)
+    result = run_cli("tree", path, "-o", path)
+    assert result.returncode == 2 and "is the input file" in result.stderr
+    assert path.read_bytes() == original
