@@ -1,0 +1,841 @@
+"""The built-in gz-transport client: discovery over UDP, data over ZeroMQ (pyzmq), no Gazebo library.
+
+Behaviour, as on the wire with gz-transport 13 / ign-transport 11:
+
+- **publishing**: one ZeroMQ XPUB socket bound to ``tcp://<host>:*`` (a SUB peer sees a PUB);
+  each advertised topic is announced with ADVERTISE and re-announced with every 1 s heartbeat;
+  a message is four frames (fully qualified topic, our address, payload, type name). Messages go
+  out as soon as ZeroMQ has a matching subscription filter (the C++ publisher additionally waits for
+  the subscriber's NEW_CONNECTION; ZeroMQ filters by topic either way, and a subscriber of another
+  type discards them). NEW_CONNECTION / END_CONNECTION addressed to us are recorded as remote
+  subscribers (:meth:`BuiltinPublisher.has_connections`).
+- **slow joiner**: XPUB reports each subscriber's filter the moment it reaches us; a publisher with
+  ``resend_latest`` (the default) then sends its latest message again, so a late subscriber gets
+  the current value without waiting for the next publication.
+- **subscribing**: SUBSCRIBE asks publishers to announce themselves; for each publisher of the
+  topic in our partition with the same type name (or when subscribed as
+  ``google.protobuf.Message``) the SUB socket connects to its address, adds the topic filter and
+  sends NEW_CONNECTION with ``ctrl`` = the publisher's process UUID and the publisher's exact type
+  name — the handshake without which a C++ publisher sends nothing. Messages are decoded and handed
+  to callbacks on the data thread ``gz-data``.
+- **peers going away**: BYE, UNADVERTISE or 3 s of silence remove a publisher and disconnect from
+  it; a restarted peer is a new process and is connected to afresh.
+- **diagnosis**: discovery traffic of every partition is kept; a subscription whose topic is
+  published only in another partition, or with another type name, and a topic we publish that is
+  requested from another partition or by a subscriber that never connects, are reported by
+  :meth:`BuiltinTransport.diagnostics` and logged once as warnings.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from queue import Empty, SimpleQueue
+from typing import Any
+
+import zmq
+from google.protobuf.message import DecodeError, Message
+
+from bb_robot.gz import net, wire
+from bb_robot.gz.api import (
+    AdvertisedTopic,
+    Diagnostics,
+    GzPublisher,
+    GzSubscription,
+    GzTransport,
+    Logger,
+    MessageCallback,
+    MessageInfo,
+    MessageType,
+    PeerSeen,
+    SubscribedTopic,
+    TopicSeen,
+    type_name_of,
+)
+from bb_robot.gz.discovery import (
+    HEARTBEAT_INTERVAL,
+    SILENCE_INTERVAL,
+    DiscoveryService,
+    PublisherInfo,
+    SubscribeSighting,
+)
+from bb_robot.gz.messages import GzMessages, default_messages
+from bb_robot.gz.wire import DiscoveryType, Scope
+
+# A subscriber that asked for a topic we publish but has not connected this long after: diagnose.
+CONNECT_GRACE = 3.0
+POLL_MS = 20
+DEFAULT_HWM = 1000
+
+
+def _env_int(name: str, default: int) -> int:
+    value = os.environ.get(name, "")
+    try:
+        number = int(value)
+    except ValueError:
+        return default
+    return number if number >= 0 else default
+
+
+class BuiltinPublisher(GzPublisher):
+    def __init__(self, transport: BuiltinTransport, topic: str, full_topic: str, type_name: str, resend: bool) -> None:
+        self.topic = topic
+        self.full_topic = full_topic
+        self.type_name = type_name
+        self.resend_latest = resend
+        self._transport = transport
+        self._frames = [full_topic.encode(), transport.address.encode(), b"", type_name.encode()]
+        self.latest: bytes | None = None
+        self.sent = 0
+        self.info = PublisherInfo(
+            topic=full_topic,
+            address=transport.address,
+            process_uuid=transport.process_uuid,
+            node_uuid=transport.node_uuid,
+            type_name=type_name,
+            scope=Scope.ALL,
+            ctrl=wire.UNUSED_CTRL,
+        )
+
+    def publish(self, message: Message) -> None:
+        name = message.DESCRIPTOR.full_name
+        if name != self.type_name:
+            raise TypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
+        self.publish_raw(message.SerializeToString())
+
+    def publish_raw(self, data: bytes) -> None:
+        self._transport._send(self, data)
+
+    def has_connections(self) -> bool:
+        return self._transport._has_connections(self.full_topic)
+
+
+class BuiltinSubscription(GzSubscription):
+    def __init__(
+        self,
+        transport: BuiltinTransport,
+        topic: str,
+        full_topic: str,
+        type_name: str,
+        callback: MessageCallback,
+        message_class: type[Message] | None,
+        raw: bool,
+    ) -> None:
+        self.topic = topic
+        self.full_topic = full_topic
+        self.type_name = type_name
+        self.callback = callback
+        self.message_class = message_class
+        self.raw = raw
+        self.generic = type_name == wire.GENERIC_MESSAGE_TYPE
+        self._transport = transport
+        self._received = 0
+        self.last_ns = 0
+        self.active = True
+
+    @property
+    def received(self) -> int:
+        return self._received
+
+    def accepts(self, type_name: str) -> bool:
+        return self.generic or type_name == self.type_name
+
+    def cancel(self) -> None:
+        self._transport._unsubscribe(self)
+
+
+@dataclass
+class _Problems:
+    current: dict[str, str] = field(default_factory=dict)
+
+
+class BuiltinTransport(GzTransport):
+    """This project's gz-transport client (see the module docstring for the behaviour).
+
+    ``partition``: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``; ``namespace``
+    prefixes relative topic names; ``ip`` (default ``GZ_IP``) is the host address and discovery
+    interface; ``relays`` (default ``GZ_RELAY``, colon-separated) are unicast discovery relays;
+    ``messages`` supplies message classes for subscriptions given by type name (default
+    :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed). ``multicast_group``
+    and ``discovery_port`` default to ``GZ_DISCOVERY_MULTICAST_IP`` / ``GZ_DISCOVERY_MSG_PORT``,
+    else 239.255.0.7 and 10317.
+    """
+
+    implementation = "builtin"
+
+    def __init__(
+        self,
+        *,
+        partition: str | None = None,
+        namespace: str = "",
+        ip: str | None = None,
+        relays: str | list[str] | None = None,
+        messages: GzMessages | None = None,
+        logger: Logger | None = None,
+        multicast_group: str | None = None,
+        discovery_port: int | None = None,
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
+        silence_interval: float = SILENCE_INTERVAL,
+    ) -> None:
+        self.partition = partition if partition is not None else wire.default_partition()
+        self.namespace = namespace
+        wire.fully_qualified(self.partition, "/check", namespace)  # ValueError for an invalid partition
+        self.log: Logger = logger if logger is not None else logging.getLogger("bb_robot.gz")
+        self._messages = messages
+        self.process_uuid = str(uuid.uuid4())
+        self.node_uuid = str(uuid.uuid4())
+        self.host = net.host_address(ip)
+        interfaces = net.discovery_interfaces(ip)
+        relay_list = net.relay_addresses(relays) if not isinstance(relays, list) else list(relays)
+        group = multicast_group or os.environ.get("GZ_DISCOVERY_MULTICAST_IP") or wire.MULTICAST_GROUP
+        port = discovery_port or _env_int("GZ_DISCOVERY_MSG_PORT", wire.MSG_DISCOVERY_PORT)
+
+        self._lock = threading.RLock()
+        self._pub_lock = threading.Lock()
+        self._publishers: dict[str, BuiltinPublisher] = {}
+        self._subs: dict[str, list[BuiltinSubscription]] = {}
+        self._connections: dict[tuple[str, str, str], PublisherInfo] = {}  # (topic, process, node) -> remote pub
+        self._address_refs: dict[str, int] = {}
+        self._filters: set[str] = set()  # SUB topic filters set (data thread only)
+        self._connected: set[str] = set()  # addresses the SUB socket is connected to (data thread only)
+        self._remote_subscribers: dict[str, dict[tuple[str, str], PublisherInfo]] = {}
+        self._reported_subscribers: dict[tuple[str, str, str], tuple[PublisherInfo, float]] = {}
+        self._xpub_counts: dict[bytes, int] = {}
+        self._problems = _Problems()
+        self._commands: SimpleQueue[tuple[str, Any]] = SimpleQueue()
+        self._closed = False
+        self._started = time.monotonic()
+
+        self._context = zmq.Context()
+        try:
+            self._xpub = self._context.socket(zmq.XPUB)
+            self._xpub.setsockopt(zmq.LINGER, 0)
+            self._xpub.setsockopt(zmq.SNDHWM, _env_int("GZ_TRANSPORT_SNDHWM", DEFAULT_HWM))
+            self._xpub.setsockopt(zmq.XPUB_VERBOSE, 1)
+            self._xpub.bind(f"tcp://{self.host}:*")
+            self.address = self._xpub.getsockopt_string(zmq.LAST_ENDPOINT)
+            self._sub = self._context.socket(zmq.SUB)
+            self._sub.setsockopt(zmq.LINGER, 0)
+            self._sub.setsockopt(zmq.RCVHWM, _env_int("GZ_TRANSPORT_RCVHWM", DEFAULT_HWM))
+        except zmq.ZMQError as error:
+            self._context.destroy(linger=0)
+            raise OSError(f"gz transport: cannot bind tcp://{self.host}:* ({error}); check GZ_IP") from error
+        self._wake_r, self._wake_w = os.pipe()
+        try:
+            self.discovery = DiscoveryService(
+                self.process_uuid,
+                self,
+                interfaces=interfaces,
+                relays=relay_list,
+                group=group,
+                port=port,
+                heartbeat_interval=heartbeat_interval,
+                silence_interval=silence_interval,
+            )
+        except OSError:
+            self._context.destroy(linger=0)
+            os.close(self._wake_r)
+            os.close(self._wake_w)
+            raise
+        self._data_thread = threading.Thread(target=self._data_loop, name="gz-data", daemon=True)
+        self._data_thread.start()
+        self.discovery.start()
+        self.log.debug(
+            f"gz transport: partition {self.partition!r}, host {self.host}, data at {self.address}, "
+            f"discovery {group}:{port} on {', '.join(interfaces)}"
+            + (f", relays {', '.join(relay_list)}" if relay_list else "")
+        )
+
+    # ------------------------------------------------------------------------------ helpers
+
+    @property
+    def messages(self) -> GzMessages:
+        if self._messages is None:
+            self._messages = default_messages()
+        return self._messages
+
+    def full_name(self, topic: str) -> str:
+        return wire.fully_qualified(self.partition, topic, self.namespace)
+
+    def _bare(self) -> str:
+        return wire.bare_partition(self.partition)
+
+    def _command(self, name: str, argument: Any = None) -> None:
+        self._commands.put((name, argument))
+        try:
+            os.write(self._wake_w, b"x")
+        except OSError:
+            pass
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise RuntimeError("gz transport is closed")
+
+    # ------------------------------------------------------------------------------ publishing
+
+    def advertise(self, topic: str, message_type: MessageType, *, resend_latest: bool = True) -> BuiltinPublisher:
+        self._check_open()
+        type_name = type_name_of(message_type)
+        full = self.full_name(topic)
+        with self._lock:
+            existing = self._publishers.get(full)
+            if existing is not None:
+                if existing.type_name != type_name:
+                    raise ValueError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
+                return existing
+            publisher = BuiltinPublisher(self, topic, full, type_name, resend_latest)
+            self._publishers[full] = publisher
+        self.discovery.advertise(publisher.info)
+        self._update_problems()
+        return publisher
+
+    def unadvertise(self, topic: str) -> None:
+        with self._lock:
+            publisher = self._publishers.pop(self.full_name(topic), None)
+        if publisher is not None:
+            self.discovery.unadvertise(publisher.info)
+
+    def _send(self, publisher: BuiltinPublisher, data: bytes) -> None:
+        frames = publisher._frames
+        with self._pub_lock:
+            if self._closed:
+                return
+            if publisher.resend_latest:
+                publisher.latest = data
+            frames[2] = data
+            try:
+                self._xpub.send_multipart(frames, flags=zmq.NOBLOCK)
+                publisher.sent += 1
+            except zmq.Again:  # high-water mark: ZeroMQ drops, like the C++ side
+                pass
+
+    def _has_connections(self, full_topic: str) -> bool:
+        with self._lock:
+            if self._remote_subscribers.get(full_topic):
+                return True
+        return self._xpub_counts.get(full_topic.encode(), 0) > 0
+
+    def _drain_xpub(self) -> None:
+        """Read subscription notices from XPUB; re-send the latest message to a new subscriber."""
+        with self._pub_lock:
+            if self._closed:
+                return
+            while True:
+                try:
+                    notice = self._xpub.recv(zmq.NOBLOCK)
+                except zmq.Again:
+                    return
+                if not notice:
+                    continue
+                topic = bytes(notice[1:])
+                if notice[0] == 1:
+                    self._xpub_counts[topic] = self._xpub_counts.get(topic, 0) + 1
+                    publisher = self._publishers.get(topic.decode(errors="replace"))
+                    if publisher is not None and publisher.latest is not None:
+                        frames = list(publisher._frames)
+                        frames[2] = publisher.latest
+                        try:
+                            self._xpub.send_multipart(frames, flags=zmq.NOBLOCK)
+                            publisher.sent += 1
+                        except zmq.Again:
+                            pass
+                elif notice[0] == 0:
+                    self._xpub_counts[topic] = max(0, self._xpub_counts.get(topic, 0) - 1)
+
+    # ------------------------------------------------------------------------------ subscribing
+
+    def subscribe(
+        self, topic: str, message_type: MessageType, callback: MessageCallback, *, raw: bool = False
+    ) -> BuiltinSubscription:
+        self._check_open()
+        type_name = type_name_of(message_type)
+        message_class: type[Message] | None = None
+        if not raw:
+            if not isinstance(message_type, str):
+                message_class = message_type
+            elif type_name != wire.GENERIC_MESSAGE_TYPE:
+                message_class = self.messages.message_class(type_name)
+        full = self.full_name(topic)
+        subscription = BuiltinSubscription(self, topic, full, type_name, callback, message_class, raw)
+        with self._lock:
+            self._subs.setdefault(full, []).append(subscription)
+        for publisher in self.discovery.discover(full):
+            self.on_publisher(publisher)
+        self._update_problems()
+        return subscription
+
+    def _unsubscribe(self, subscription: BuiltinSubscription) -> None:
+        with self._lock:
+            if not subscription.active:
+                return
+            subscription.active = False
+            remaining = [s for s in self._subs.get(subscription.full_topic, []) if s is not subscription]
+            if remaining:
+                self._subs[subscription.full_topic] = remaining
+                return
+            self._subs.pop(subscription.full_topic, None)
+            dropped = [key for key in self._connections if key[0] == subscription.full_topic]
+            connections = [self._connections.pop(key) for key in dropped]
+        for connection in connections:
+            self._release(connection.address)
+            self.discovery.send(DiscoveryType.END_CONNECTION, self._connection_info(connection))
+        if not self._closed:
+            self._command("unsubscribe", subscription.full_topic)
+
+    def _connection_info(self, publisher: PublisherInfo) -> PublisherInfo:
+        """The NEW_CONNECTION / END_CONNECTION we send to ``publisher``'s process."""
+        return PublisherInfo(
+            topic=publisher.topic,
+            address=publisher.address,
+            process_uuid=self.process_uuid,
+            node_uuid=self.node_uuid,
+            type_name=publisher.type_name,
+            scope=publisher.scope,
+            ctrl=publisher.process_uuid,
+        )
+
+    def _release(self, address: str) -> None:
+        with self._lock:
+            count = self._address_refs.get(address, 0) - 1
+            if count > 0:
+                self._address_refs[address] = count
+                return
+            self._address_refs.pop(address, None)
+        self._command("disconnect", address)
+
+    # ------------------------------------------------------------------------------ discovery events
+
+    def on_publisher(self, publisher: PublisherInfo) -> None:
+        if publisher.process_uuid == self.process_uuid or self._closed:
+            return
+        with self._lock:
+            subs = self._subs.get(publisher.topic)
+            if not subs:
+                self._update_problems()
+                return
+            if not any(sub.accepts(publisher.type_name) for sub in subs):
+                self._update_problems()
+                return
+            key = (publisher.topic, publisher.process_uuid, publisher.node_uuid)
+            known = self._connections.get(key)
+            if known is not None and known.address == publisher.address:
+                return
+            self._connections[key] = publisher
+            if known is not None:
+                self._release(known.address)
+            self._address_refs[publisher.address] = self._address_refs.get(publisher.address, 0) + 1
+        self.log.info(f"gz transport: connecting to {publisher.name} [{publisher.type_name}] at {publisher.address}")
+        self._command("connect", publisher)
+        self._update_problems()
+
+    def on_publisher_gone(self, publisher: PublisherInfo) -> None:
+        with self._lock:
+            removed = self._connections.pop((publisher.topic, publisher.process_uuid, publisher.node_uuid), None)
+        if removed is not None:
+            self.log.info(f"gz transport: publisher of {removed.name} at {removed.address} went away")
+            self._release(removed.address)
+        self._update_problems()
+
+    def on_process_gone(self, process_uuid: str) -> None:
+        with self._lock:
+            dropped = [key for key in self._connections if key[1] == process_uuid]
+            connections = [self._connections.pop(key) for key in dropped]
+            for table in self._remote_subscribers.values():
+                for key in [k for k in table if k[0] == process_uuid]:
+                    del table[key]
+            for reported in [k for k in self._reported_subscribers if k[1] == process_uuid]:
+                del self._reported_subscribers[reported]
+        for connection in connections:
+            self.log.info(f"gz transport: publisher of {connection.name} at {connection.address} went away")
+            self._release(connection.address)
+        self._update_problems()
+
+    def on_new_connection(self, connection: PublisherInfo) -> None:
+        if connection.ctrl != self.process_uuid:
+            return
+        with self._lock:
+            self._remote_subscribers.setdefault(connection.topic, {})[
+                (connection.process_uuid, connection.node_uuid)
+            ] = connection
+        self._update_problems()
+
+    def on_end_connection(self, connection: PublisherInfo) -> None:
+        if connection.ctrl and connection.ctrl != self.process_uuid:
+            return
+        with self._lock:
+            self._remote_subscribers.get(connection.topic, {}).pop(
+                (connection.process_uuid, connection.node_uuid), None
+            )
+
+    def on_subscribe(self, sighting: SubscribeSighting) -> None:
+        self._update_problems()
+
+    def on_subscribers_request(self) -> None:
+        with self._lock:
+            subs = [sub for subs in self._subs.values() for sub in subs]
+        for sub in subs:
+            self.discovery.send(
+                DiscoveryType.SUBSCRIBERS_REP,
+                PublisherInfo(sub.full_topic, self.address, self.process_uuid, self.node_uuid, sub.type_name),
+            )
+
+    def on_subscriber(self, subscriber: PublisherInfo) -> None:
+        with self._lock:
+            key = (subscriber.topic, subscriber.process_uuid, subscriber.node_uuid)
+            self._reported_subscribers[key] = (subscriber, time.monotonic())
+        self._update_problems()
+
+    def request_subscribers(self) -> None:
+        """Ask gz-transport 13 peers for their subscriptions (SUBSCRIBERS_REQ; their replies show in
+        :meth:`diagnostics`, with type names). ign-transport 11 peers do not know the request and
+        print "Unknown message type [8]"; so this is sent only when asked for."""
+        self.discovery.send(DiscoveryType.SUBSCRIBERS_REQ, PublisherInfo("", "", self.process_uuid, "", ""))
+
+    # ------------------------------------------------------------------------------ the data thread
+
+    def _data_loop(self) -> None:
+        poller = zmq.Poller()
+        poller.register(self._sub, zmq.POLLIN)
+        poller.register(self._wake_r, zmq.POLLIN)
+        while True:
+            try:
+                events = dict(poller.poll(POLL_MS))
+            except zmq.ZMQError:
+                break
+            if self._wake_r in events:
+                os.read(self._wake_r, 4096)
+            if not self._run_commands():
+                break
+            if self._sub in events:
+                self._receive()
+            self._drain_xpub()
+
+    def _run_commands(self) -> bool:
+        while True:
+            try:
+                name, argument = self._commands.get_nowait()
+            except Empty:
+                return True
+            try:
+                if name == "stop":
+                    return False
+                if name == "connect":
+                    publisher: PublisherInfo = argument
+                    with self._lock:
+                        if self._address_refs.get(publisher.address, 0) <= 0:
+                            continue  # gone again before we got here
+                        first = publisher.address not in self._connected
+                    if first:
+                        self._sub.connect(publisher.address)
+                        self._connected.add(publisher.address)
+                    if publisher.topic not in self._filters:
+                        self._sub.setsockopt(zmq.SUBSCRIBE, publisher.topic.encode())
+                        self._filters.add(publisher.topic)
+                    self.discovery.send(DiscoveryType.NEW_CONNECTION, self._connection_info(publisher))
+                elif name == "disconnect":
+                    address: str = argument
+                    with self._lock:
+                        in_use = self._address_refs.get(address, 0) > 0
+                    if not in_use and address in self._connected:
+                        self._connected.discard(address)
+                        self._sub.disconnect(address)
+                elif name == "unsubscribe":
+                    topic: str = argument
+                    with self._lock:
+                        wanted = topic in self._subs
+                    if not wanted and topic in self._filters:
+                        self._filters.discard(topic)
+                        self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
+            except zmq.ZMQError as error:
+                self.log.warning(f"gz transport: {name} failed: {error}")
+
+    def _receive(self) -> None:
+        for _ in range(1000):
+            try:
+                frames = self._sub.recv_multipart(zmq.NOBLOCK)
+            except zmq.Again:
+                return
+            if len(frames) < 4:
+                continue
+            topic = frames[0].decode(errors="replace")
+            with self._lock:
+                subs = list(self._subs.get(topic, ()))
+            if not subs:
+                continue
+            type_name = frames[3].decode(errors="replace")
+            data = frames[2]
+            parts = wire.split_fully_qualified(topic)
+            now = time.monotonic_ns()
+            info = MessageInfo(
+                topic=parts[1] if parts else topic,
+                partition=wire.bare_partition(parts[0]) if parts else "",
+                type_name=type_name,
+                publisher_address=frames[1].decode(errors="replace"),
+                received_ns=now,
+            )
+            decoded: dict[Any, Any] = {}
+            for sub in subs:
+                if not sub.active:
+                    continue
+                if not sub.accepts(type_name):
+                    self._problem(
+                        f"type:{topic}:{sub.type_name}:{type_name}",
+                        f"{info.topic}: received a {type_name} from {info.publisher_address}; subscribed as "
+                        f"{sub.type_name}: dropped",
+                    )
+                    continue
+                payload: Any = data
+                if not sub.raw:
+                    cls = sub.message_class or self._class_for(type_name)
+                    if cls is None:
+                        continue
+                    payload = decoded.get(cls)
+                    if payload is None:
+                        payload = cls()
+                        try:
+                            payload.ParseFromString(data)
+                        except DecodeError:
+                            self.log.warning(f"gz transport: {info.topic}: cannot decode a {type_name}")
+                            continue
+                        decoded[cls] = payload
+                sub._received += 1
+                sub.last_ns = now
+                try:
+                    sub.callback(payload, info)
+                except Exception:
+                    logging.getLogger("bb_robot.gz").exception(f"gz transport: callback for {info.topic} failed")
+
+    def _class_for(self, type_name: str) -> type[Message] | None:
+        try:
+            return self.messages.message_class(type_name)
+        except Exception:
+            self._problem(f"unknown:{type_name}", f"no message class for {type_name}: cannot decode it")
+            return None
+
+    # ------------------------------------------------------------------------------ queries
+
+    def topic_list(self) -> list[str]:
+        bare = self._bare()
+        return sorted({pub.name for pub in self.discovery.publishers() if pub.partition == bare})
+
+    def publishers(self, topic: str) -> list[tuple[str, str]]:
+        full = self.full_name(topic)
+        return [(pub.type_name, pub.address) for pub in self.discovery.publishers(full)]
+
+    def wait_for_publishers(self, topic: str, timeout: float, type_name: str | None = None) -> bool:
+        """Wait up to ``timeout`` s for a publisher of ``topic`` (of ``type_name`` if given)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            found = [t for t, _ in self.publishers(topic) if type_name is None or t == type_name]
+            if found:
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+
+    def wait_for_subscribers(self, topic: str, timeout: float) -> bool:
+        """Wait up to ``timeout`` s until a subscriber's filter for ``topic`` reached our socket."""
+        deadline = time.monotonic() + timeout
+        full = self.full_name(topic)
+        while not self._has_connections(full):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
+        return True
+
+    # ------------------------------------------------------------------------------ diagnosis
+
+    def _problem(self, key: str, text: str) -> None:
+        with self._lock:
+            new = key not in self._problems.current
+            self._problems.current[key] = text
+        if new:
+            self.log.warning(f"gz transport: {text}")
+
+    def _update_problems(self) -> None:
+        """Recompute the diagnosable problems; log new ones (warning) and resolved ones (info)."""
+        found = self._diagnose()
+        with self._lock:
+            old = self._problems.current
+            # Problems found on the data path (wrong type received, unknown class) stay until closed.
+            kept = {k: v for k, v in old.items() if k.startswith(("type:", "unknown:"))}
+            kept.update(found)
+            self._problems.current = kept
+        for key, text in found.items():
+            if key not in old:
+                self.log.warning(f"gz transport: {text}")
+        for key, text in old.items():
+            if key not in kept:
+                self.log.info(f"gz transport: resolved: {text}")
+
+    def _diagnose(self) -> dict[str, str]:
+        problems: dict[str, str] = {}
+        bare = self._bare()
+        remote = self.discovery.publishers()
+        sightings = self.discovery.subscribe_sightings()
+        now = time.monotonic()
+        with self._lock:
+            subs = {topic: list(items) for topic, items in self._subs.items()}
+            publishers = dict(self._publishers)
+            remote_subscribers = {t: dict(v) for t, v in self._remote_subscribers.items()}
+            reported = list(self._reported_subscribers.values())
+        for full, items in subs.items():
+            parts = wire.split_fully_qualified(full)
+            name = parts[1] if parts else full
+            types = sorted({s.type_name for s in items})
+            here = [p for p in remote if p.topic == full]
+            if not any(any(s.accepts(p.type_name) for s in items) for p in here):
+                for pub in here:
+                    problems[f"sub-type:{full}:{pub.process_uuid}:{pub.type_name}"] = (
+                        f"{name}: the publisher at {pub.address} sends {pub.type_name}, but we subscribed as "
+                        f"{' / '.join(types)}: type names must match exactly (gz.msgs.* in Gazebo Harmonic, "
+                        "ignition.msgs.* in older ign-transport); nothing will be received from it"
+                    )
+                elsewhere = sorted({p.partition for p in remote if p.name == name and p.partition != bare})
+                if elsewhere:
+                    problems[f"sub-partition:{full}:{','.join(elsewhere)}"] = (
+                        f"{name}: no publisher in our partition {bare!r}, but published in partition"
+                        f"{'s' if len(elsewhere) > 1 else ''} {', '.join(repr(p) for p in elsewhere)}: "
+                        f"set GZ_PARTITION to the simulator's partition"
+                    )
+        for full, publisher in publishers.items():
+            name = publisher.topic if publisher.topic.startswith("/") else full.rsplit("@", 1)[-1]
+            askers = sorted({s.partition for s in sightings if s.name == name and s.partition != bare})
+            if askers:
+                problems[f"pub-partition:{full}:{','.join(askers)}"] = (
+                    f"{name}: requested by a subscriber in partition{'s' if len(askers) > 1 else ''} "
+                    f"{', '.join(repr(p) for p in askers)}, but we publish it in {bare!r}: set GZ_PARTITION alike"
+                )
+            connected = {key[0] for key in remote_subscribers.get(full, {})}
+            for sighting in sightings:
+                if (
+                    sighting.topic == full
+                    and sighting.process_uuid not in connected
+                    and now - sighting.last_seen > CONNECT_GRACE
+                    and sighting.last_seen > self._started
+                ):
+                    problems[f"pub-noconnect:{full}:{sighting.process_uuid}"] = (
+                        f"{name}: the process at {sighting.ip} asked for it but never connected: its subscriber "
+                        f"probably expects another type than {publisher.type_name}"
+                    )
+            for subscriber, _ in reported:
+                if (
+                    subscriber.topic == full
+                    and subscriber.type_name not in (publisher.type_name, wire.GENERIC_MESSAGE_TYPE)
+                    and subscriber.process_uuid != self.process_uuid
+                ):
+                    problems[f"pub-type:{full}:{subscriber.process_uuid}:{subscriber.type_name}"] = (
+                        f"{name}: a subscriber at {subscriber.address} expects {subscriber.type_name}, "
+                        f"we publish {publisher.type_name}: it receives nothing"
+                    )
+        for version, ip, count in self.discovery.foreign_versions():
+            reason = (
+                "its topic statistics are on (GZ_TRANSPORT_TOPIC_STATISTICS=1)"
+                if version == wire.WIRE_VERSION + wire.STATISTICS_VERSION_OFFSET
+                else "an incompatible gz-transport version"
+            )
+            problems[f"version:{version}:{ip}"] = (
+                f"ignored {count} discovery messages of wire version {version} from {ip}: {reason}"
+            )
+        return problems
+
+    def problems(self) -> list[str]:
+        self._update_problems()
+        with self._lock:
+            return list(self._problems.current.values())
+
+    def diagnostics(self) -> Diagnostics:
+        problems = tuple(self.problems())
+        now = time.monotonic()
+        seen: list[TopicSeen] = []
+        for pub in self.discovery.publishers():
+            peer_age = 0.0
+            seen.append(
+                TopicSeen(pub.partition, pub.name, pub.type_name, "publisher", pub.process_uuid, pub.address, peer_age)
+            )
+        for sighting in self.discovery.subscribe_sightings():
+            seen.append(
+                TopicSeen(
+                    sighting.partition,
+                    sighting.name,
+                    "",
+                    "request",
+                    sighting.process_uuid,
+                    sighting.ip,
+                    now - sighting.last_seen,
+                )
+            )
+        with self._lock:
+            for subscriber, when in self._reported_subscribers.values():
+                seen.append(
+                    TopicSeen(
+                        subscriber.partition,
+                        subscriber.name,
+                        subscriber.type_name,
+                        "subscriber",
+                        subscriber.process_uuid,
+                        subscriber.address,
+                        now - when,
+                    )
+                )
+            advertised = tuple(
+                AdvertisedTopic(p.topic, p.type_name, len(self._remote_subscribers.get(full, {})), p.sent)
+                for full, p in self._publishers.items()
+            )
+            subscriptions = []
+            for full, subs in self._subs.items():
+                count = sum(1 for key in self._connections if key[0] == full)
+                for sub in subs:
+                    last = None if not sub.last_ns else (time.monotonic_ns() - sub.last_ns) / 1e9
+                    subscriptions.append(SubscribedTopic(sub.topic, sub.type_name, count, sub.received, last))
+        peers = tuple(
+            PeerSeen(peer.process_uuid, peer.ip, now - peer.last_seen, tuple(sorted(peer.partitions)))
+            for peer in self.discovery.peers()
+        )
+        notes: list[str] = []
+        if not peers and now - self._started > 2 * HEARTBEAT_INTERVAL:
+            notes.append(
+                "no other gz-transport process heard from: is the simulator running, multicast allowed between "
+                "the containers/hosts (else set GZ_RELAY), GZ_IP an address of the right interface?"
+            )
+        return Diagnostics(
+            implementation=self.implementation,
+            partition=self.partition,
+            process_uuid=self.process_uuid,
+            host=self.host,
+            interfaces=tuple(self.discovery.interfaces),
+            relays=tuple(self.discovery.relays),
+            advertised=advertised,
+            subscriptions=tuple(subscriptions),
+            seen=tuple(seen),
+            peers=peers,
+            problems=problems,
+            notes=tuple(notes),
+        )
+
+    # ------------------------------------------------------------------------------ shutdown
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        with self._lock:
+            subs = [sub for items in self._subs.values() for sub in items]
+            publishers = list(self._publishers.values())
+        for sub in subs:
+            self._unsubscribe(sub)
+        for publisher in publishers:
+            self.discovery.unadvertise(publisher.info)
+        self._closed = True
+        self.discovery.close()  # sends BYE
+        self._command("stop")
+        self._data_thread.join(timeout=5.0)
+        with self._pub_lock:
+            self._xpub.close(linger=0)
+        self._sub.close(linger=0)
+        self._context.term()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
