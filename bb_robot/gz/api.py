@@ -72,7 +72,8 @@ class GzPublisher(ABC):
 
     @abstractmethod
     def has_connections(self) -> bool:
-        """Whether a subscriber has connected (as far as this implementation can tell)."""
+        """Whether a subscriber of this type has connected (built-in: it sent NEW_CONNECTION and its
+        ZeroMQ filter has reached us, so what is published now reaches it)."""
 
 
 class GzSubscription(ABC):

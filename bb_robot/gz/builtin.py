@@ -314,9 +314,10 @@ class BuiltinTransport(GzTransport):
                 pass
 
     def _has_connections(self, full_topic: str) -> bool:
+        """A subscriber registered (NEW_CONNECTION, so of our type) and its filter reached our socket."""
         with self._lock:
-            if self._remote_subscribers.get(full_topic):
-                return True
+            if not self._remote_subscribers.get(full_topic):
+                return False
         return self._xpub_counts.get(full_topic.encode(), 0) > 0
 
     def _drain_xpub(self) -> None:
@@ -638,7 +639,7 @@ class BuiltinTransport(GzTransport):
             time.sleep(0.02)
 
     def wait_for_subscribers(self, topic: str, timeout: float) -> bool:
-        """Wait up to ``timeout`` s until a subscriber's filter for ``topic`` reached our socket."""
+        """Wait up to ``timeout`` s for a subscriber of ``topic`` that data reaches (see ``has_connections``)."""
         deadline = time.monotonic() + timeout
         full = self.full_name(topic)
         while not self._has_connections(full):
