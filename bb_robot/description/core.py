@@ -32,10 +32,11 @@ import numpy.typing as npt
 from bb_robot.description.joint_states import JointStateMerger
 from bb_robot.description.manipulator import FORMAT, VERSION, TipPose, serial_json
 from bb_robot.description.sources import LoadedModel
-from bb_robot.description.tf_plan import Quaternion, TfPlan, Vec3
+from bb_robot.description.tf_plan import Quaternion, Row, TfPlan, Vec3
 from bb_robot.model.transforms import Matrix, matrix_to_quaternion
 
 IntArray = npt.NDArray[np.intp]
+Rows = Matrix | list[Row]
 #: ``(parent frame, child frame, translation, rotation (x, y, z, w))``.
 FrameTransform = tuple[str, str, Vec3, Quaternion]
 
@@ -154,9 +155,13 @@ class JointStateTf:
             self._seen_edges = self.plan.edges_seen(self.merger.seen)
         return updated
 
-    def publication(self, stamp_ns: int, updated: IntArray | None = None) -> tuple[IntArray, Matrix] | None:
+    #: Up to this many edges, rows are computed with Python floats (a list), above with numpy.
+    PYTHON_ROWS_UP_TO = 48
+
+    def publication(self, stamp_ns: int, updated: IntArray | None = None) -> tuple[IntArray, Rows] | None:
         """The edges to publish for a message stamped ``stamp_ns`` that set ``updated``, and
-        their rows ``(tx, ty, tz, qx, qy, qz, qw)``; ``None`` when there is nothing to publish."""
+        their rows ``(tx, ty, tz, qx, qy, qz, qw)`` (a list of tuples for a few edges, else an
+        array); ``None`` when there is nothing to publish."""
         if stamp_ns == self._last_stamp:
             if updated is None or not len(updated):
                 return None
@@ -166,6 +171,8 @@ class JointStateTf:
         if not len(edges):
             return None
         self._last_stamp = stamp_ns
+        if len(edges) <= self.PYTHON_ROWS_UP_TO:
+            return edges, self.plan.transform_rows(self.merger.values, edges)
         return edges, self.plan.transforms(self.merger.values, edges)
 
 

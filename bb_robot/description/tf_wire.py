@@ -16,6 +16,7 @@ them back.  Where the placeholders cannot be found exactly once, or the check fa
 from __future__ import annotations
 
 import math
+import struct
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -30,6 +31,9 @@ _VALUES = 7
 #: High 16 bits of the stamp placeholders (sec stays a positive int32, nanosec below 10**9).
 _SEC_TAG = 0x5EC0
 _NSEC_TAG = 0x3B00
+
+
+_ROW = struct.Struct("<7d")
 
 
 class WireLayoutError(Exception):
@@ -126,6 +130,11 @@ class TfWire:
         self._f64 = np.frombuffer(self._buffer, dtype="<f8", offset=base8, count=(size - base8) // 8)
         self._u32 = np.frombuffer(self._buffer, dtype="<u4", offset=base4, count=(size - base4) // 4)
         self._value_index = (value_offsets - base8) // 8
+        # Where each transform's 7 numbers are contiguous (they are in CDR), rows given as
+        # tuples go in with one struct.pack_into each.
+        self._row_offsets: list[int] | None = None
+        if count and (value_offsets == value_offsets[:, :1] + 8 * np.arange(_VALUES)).all():
+            self._row_offsets = [int(o) for o in value_offsets[:, 0]]
         self._sec_index = (sec_offsets - base4) // 4
         self._nsec_index = (nsec_offsets - base4) // 4
         self._check(deserialize)
@@ -145,10 +154,15 @@ class TfWire:
         if actual != expected:
             raise WireLayoutError("the written bytes deserialise to other values")
 
-    def encode(self, sec: int, nanosec: int, rows: npt.NDArray[np.float64]) -> bytes:
+    def encode(self, sec: int, nanosec: int, rows: npt.NDArray[np.float64] | Sequence[Sequence[float]]) -> bytes:
         """The message bytes with every transform stamped ``(sec, nanosec)`` and ``rows[i]`` as
-        transform ``i``'s ``(tx, ty, tz, qx, qy, qz, qw)``."""
-        self._f64[self._value_index] = rows
+        transform ``i``'s ``(tx, ty, tz, qx, qy, qz, qw)`` (an array, or a list of tuples)."""
+        if isinstance(rows, np.ndarray) or self._row_offsets is None:
+            self._f64[self._value_index] = rows
+        else:
+            pack, buffer = _ROW.pack_into, self._buffer
+            for offset, row in zip(self._row_offsets, rows, strict=True):
+                pack(buffer, offset, *row)
         self._u32[self._sec_index] = sec & 0xFFFFFFFF
         self._u32[self._nsec_index] = nanosec
         return bytes(self._buffer)

@@ -14,9 +14,11 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
 import rclpy
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.clock import Clock, ClockType
+from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
@@ -33,6 +35,8 @@ from bb_robot.description.throttle import WarningThrottle
 from bb_robot.errors import BbRobotError
 
 NODE_NAME = "description"
+#: Seconds between checks for ~/tip_pose subscribers (the pose is computed only when there are some).
+TIP_LISTENER_CHECK = 1.0
 
 #: ``robot_description``, ``/tf_static`` and ``~/serial_manipulator``: latched.
 LATCHED_QOS = QoSProfile(
@@ -101,11 +105,14 @@ class DescriptionNode(Node):
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
         self._frequency: float = self.get_parameter("publish_frequency").value
 
-        self._description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS)
-        self._static_pub = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS)
-        self._tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS)
-        self._serial_pub = self.create_publisher(String, "~/serial_manipulator", LATCHED_QOS)
-        self._tip_pub = self.create_publisher(PoseStamped, "~/tip_pose", TIP_POSE_QOS)
+        # No QoS event handlers on the publishers: each is one more entity the executor waits on
+        # for every message (a subscriber with incompatible QoS still reports it on its side).
+        quiet = PublisherEventCallbacks(use_default_callbacks=False)
+        self._description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS, event_callbacks=quiet)
+        self._static_pub = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS, event_callbacks=quiet)
+        self._tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS, event_callbacks=quiet)
+        self._serial_pub = self.create_publisher(String, "~/serial_manipulator", LATCHED_QOS, event_callbacks=quiet)
+        self._tip_pub = self.create_publisher(PoseStamped, "~/tip_pose", TIP_POSE_QOS, event_callbacks=quiet)
 
         self._throttle = WarningThrottle(5.0)
         self._prepared: PreparedModel | None = None
@@ -113,6 +120,10 @@ class DescriptionNode(Node):
         self._active: str | None = None
         self._pending: tuple[str | None, PreparedModel] | None = None
         self._wires: dict[bytes, TfWire | None] = {}
+        self._last_edges: Any = None
+        self._last_wire: TfWire | None = None
+        self._tip_checked = -float("inf")
+        self._tip_listeners = 0
         self._last_publish = -float("inf")
         self._pending_stamp: int | None = None
         self._pending_updated: set[int] = set()
@@ -185,7 +196,7 @@ class DescriptionNode(Node):
         self._active = active
         self._prepared = prepared
         self._state = JointStateTf(prepared.plan, self._state)
-        self._wires.clear()
+        self._clear_wires()
         self._description_pub.publish(String(data=prepared.loaded.description))
         self._publish_latched_frames()
 
@@ -240,7 +251,7 @@ class DescriptionNode(Node):
         names = {p.name for p in parameters}
         if "frame_prefix" in names:
             self._frame_prefix = self.get_parameter("frame_prefix").value
-            self._wires.clear()
+            self._clear_wires()
         if "ignore_timestamp" in names:
             self._ignore_timestamp = self.get_parameter("ignore_timestamp").value
         if "publish_frequency" in names:
@@ -298,8 +309,6 @@ class DescriptionNode(Node):
                 self._flush(state)
 
     def _flush(self, state: JointStateTf) -> None:
-        import numpy as np
-
         stamp, self._pending_stamp = self._pending_stamp, None
         updated = np.array(sorted(self._pending_updated), dtype=np.intp)
         self._pending_updated.clear()
@@ -316,17 +325,24 @@ class DescriptionNode(Node):
         if wire is not None:
             self._tf_pub.publish(wire.encode(sec, nanosec, rows))
         else:
+            values = rows.tolist() if isinstance(rows, np.ndarray) else rows
             frames = self._frames(state, edges)
             message = self._TFMessage(
                 transforms=[
                     self._transform(parent, child, sec, nanosec, row)
-                    for (parent, child), row in zip(frames, rows.tolist(), strict=True)
+                    for (parent, child), row in zip(frames, values, strict=True)
                 ]
             )
             self._tf_pub.publish(message)
-        self._last_publish = time.monotonic()
+        now = time.monotonic()
+        self._last_publish = now
         tip = self._prepared.tip if self._prepared is not None else None
-        if tip is not None and tip.ready(state.seen) and self._tip_pub.get_subscription_count() > 0:
+        if tip is None:
+            return
+        if now - self._tip_checked > TIP_LISTENER_CHECK:  # asking rmw costs as much as the kinematics
+            self._tip_checked = now
+            self._tip_listeners = self._tip_pub.get_subscription_count()
+        if self._tip_listeners and tip.ready(state.seen):
             self._publish_tip(tip, state, sec, nanosec)
 
     def _publish_tip(self, tip: Any, state: JointStateTf, sec: int, nanosec: int) -> None:
@@ -345,20 +361,28 @@ class DescriptionNode(Node):
         return [(prefix + plan.movable_parents[i], prefix + plan.movable_children[i]) for i in edges.tolist()]
 
     def _wire(self, state: JointStateTf, edges: Any) -> TfWire | None:
+        if edges is self._last_edges:  # the usual case: the same array of every seen edge
+            return self._last_wire
         key = edges.tobytes()
         if key in self._wires:
-            return self._wires[key]
+            self._last_edges, self._last_wire = edges, self._wires[key]
+            return self._last_wire
         if len(self._wires) >= 32:
-            self._wires.clear()
+            self._clear_wires()
         try:
             wire: TfWire | None = TfWire(self._frames(state, edges), self._serialize, self._deserialize)
         except WireLayoutError as error:
             self.get_logger().warning(f"publishing /tf as message objects (slower): {error}")
             wire = None
         self._wires[key] = wire
+        self._last_edges, self._last_wire = edges, wire
         return wire
 
     # ------------------------------------------------------------------ helpers
+    def _clear_wires(self) -> None:
+        self._wires.clear()
+        self._last_edges, self._last_wire = None, None
+
     def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> Any:
         t = self._TransformStamped()
         t.header.frame_id = parent

@@ -104,3 +104,16 @@ def test_rpy_quaternion_matches_the_rotation_matrix(rpy: tuple[float, float, flo
     q = rpy_to_quaternion(rpy)
     assert q[3] >= 0 and math.isclose(sum(c * c for c in q), 1.0, rel_tol=1e-15)
     assert np.max(np.abs(quaternion_to_matrix(q) - rpy_to_matrix(rpy))) < 1e-15
+
+
+@pytest.mark.parametrize("name", ["bb_arm.urdf"])
+def test_python_rows_equal_numpy_rows(name: str, corpus_dir: Path) -> None:
+    for path in (REPO_ROOT / "models" / name, corpus_dir / "moveit_resources/panda_description/urdf/panda.urdf"):
+        plan = TfPlan(load_urdf(path))
+        rng = np.random.default_rng(5)
+        for _ in range(5):
+            values = rng.uniform(-3, 3, len(plan.coordinates))
+            full = plan.transforms(values)
+            assert np.max(np.abs(np.array(plan.transform_rows(values)) - full)) < 1e-15
+            subset = np.array([0, plan.edge_count - 1], dtype=np.intp)
+            assert np.max(np.abs(np.array(plan.transform_rows(values, subset)) - full[subset])) < 1e-15

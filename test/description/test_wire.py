@@ -71,3 +71,14 @@ def test_a_layout_that_does_not_read_back_is_refused() -> None:
 
     with pytest.raises(WireLayoutError, match="deserialise to other values"):
         TfWire([("a", "b")], serialize, wrong)
+
+
+def test_rows_as_tuples_or_as_an_array_give_the_same_bytes() -> None:
+    frames = [(f"a{i}", f"b{i}") for i in range(5)]
+    wire = TfWire(frames, serialize, deserialize)
+    rows = np.random.default_rng(0).normal(size=(5, 7))
+    as_array = wire.encode(1, 2, rows)
+    as_tuples = wire.encode(1, 2, [tuple(float(v) for v in row) for row in rows])
+    assert as_array == as_tuples
+    decoded = deserialize(as_tuples)
+    assert np.array_equal(np.array([v for *_, v in decoded]), rows)
