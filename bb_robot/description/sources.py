@@ -339,7 +339,9 @@ def _load_sdf(path: Path, model_scope: str, tip_link: str, model_dirs: Sequence[
     robot = result.robot
     serial, note = _serial(robot, tip_link)
     placement = None
-    if result.world.name is not None:
+    # A model joined to the world by a joint of its own has the world frame as its root link
+    # already; otherwise, in a world, the root link is placed in it.
+    if result.world.name is not None and robot.root_link != "world":
         root_pose = result.base_pose  # the canonical link in the world
         canonical = result.canonical_link
         if canonical is not None and canonical != robot.root_link and canonical in robot.links:

@@ -98,7 +98,7 @@ def test_package_uri_of_bb_robot_with_the_default_dirs() -> None:
     from bb_robot.description.parameters import default_model_dirs
 
     path = resolve_model_path("package://bb_robot/models/bb_arm.urdf", default_model_dirs())
-    assert path.name == "bb_arm.urdf" and path.read_text() == BB_ARM.read_text()
+    assert path == Path(default_model_dirs()[0]) / "bb_arm.urdf"
 
 
 def test_model_uris_name_a_directory_in_model_dirs(models: Path) -> None:
@@ -189,3 +189,11 @@ def test_sdf_includes_outside_model_dirs_and_the_environment_are_not_found(corpu
     )
     with pytest.raises(BbRobotError, match="reference_frame"):
         load_model(str(world), [str(tmp_path)])
+
+
+def test_a_model_joined_to_the_world_is_not_placed_twice(corpus_dir: Path) -> None:
+    from bb_robot.description.core import prepare, static_transforms
+
+    loaded = load_model("joint_position_controller.sdf", [str(corpus_dir / "gz_sim" / "examples" / "worlds")])
+    assert loaded.robot.root_link == "world" and loaded.placement is None
+    assert all(parent != child for parent, child, _, _ in static_transforms(prepare(loaded)))

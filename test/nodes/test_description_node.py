@@ -31,6 +31,14 @@ from tf2_msgs.msg import TFMessage  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
+
+
+def installed_arm() -> Path:
+    """The bb_arm.urdf the node finds in its default model_dirs (the installed share directory)."""
+    from bb_robot.description.parameters import default_model_dirs
+
+    return Path(default_model_dirs()[0]) / "bb_arm.urdf"
+
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATIC = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
@@ -131,7 +139,7 @@ def test_late_subscriber_gets_description_and_static_tf(probe: Probe, start_node
     node.wait_for_log("published robot_description")
     time.sleep(0.5)  # on purpose: the subscribers below join after the node has published
     s = Session(probe, node)
-    assert s.wait_description() == BB_ARM.read_text()  # the input text itself
+    assert s.wait_description() == installed_arm().read_text()  # the input text itself
     static = s.wait_static()
     assert len(s.static) == 1  # all fixed joints in one message
     robot = load_urdf(BB_ARM)
@@ -363,7 +371,7 @@ def test_model_outside_model_dirs_is_refused_at_start(start_node: StartNode, cor
 
 def test_package_uri_and_relative_paths_resolve_inside_model_dirs(probe: Probe, start_node: StartNode) -> None:
     s = session(probe, start_node, {"model": "package://bb_robot/models/bb_arm.urdf"})
-    assert s.wait_description() == BB_ARM.read_text()
+    assert s.wait_description() == installed_arm().read_text()
 
 
 # ------------------------------------------------------------------------------ reload

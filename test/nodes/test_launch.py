@@ -196,3 +196,29 @@ def test_launch_file_loads_with_launch_ros() -> None:  # pragma: no cover - need
     (opaque,) = [e for e in description.entities if isinstance(e, OpaqueFunction)]
     (node,) = opaque.execute(context)
     assert node.node_package == _package_name() and node.node_executable in _console_scripts()
+
+
+def _description_parameters(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text()) or {}
+    values: dict[str, Any] = {}
+    for pattern, body in data.items():
+        if str(pattern).rstrip("/").split("/")[-1] in ("**", "*", NODE_NAME) and isinstance(body, dict):
+            values.update(body.get("ros__parameters") or {})
+    return values
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+def test_parameter_files_load_their_robot(path: Path) -> None:
+    from bb_robot.description.core import prepare
+    from bb_robot.description.sources import load_model
+
+    values = _description_parameters(path)
+    loaded = load_model(
+        values["model"],
+        [str(REPO_ROOT / "models")],
+        model_scope=values.get("model_scope", ""),
+        tip_link=values.get("tip_link", ""),
+        package_share=lambda package: str(REPO_ROOT),  # this checkout, not the installed copy
+    )
+    prepare(loaded)
+    assert loaded.serial is not None, loaded.serial_note
