@@ -203,6 +203,7 @@ class BuiltinTransport(GzTransport):
         self._filters: set[str] = set()  # SUB topic filters set (data thread only)
         self._connected: set[str] = set()  # addresses the SUB socket is connected to (data thread only)
         self._remote_subscribers: dict[str, dict[tuple[str, str], PublisherInfo]] = {}
+        self._ever_connected: set[tuple[str, str]] = set()  # (topic, subscriber process) that sent NEW_CONNECTION
         self._reported_subscribers: dict[tuple[str, str, str], tuple[PublisherInfo, float]] = {}
         self._xpub_counts: dict[bytes, int] = {}
         self._problems = _Problems()
@@ -462,6 +463,7 @@ class BuiltinTransport(GzTransport):
             self._remote_subscribers.setdefault(connection.topic, {})[
                 (connection.process_uuid, connection.node_uuid)
             ] = connection
+            self._ever_connected.add((connection.topic, connection.process_uuid))
         self._update_problems()
 
     def on_end_connection(self, connection: PublisherInfo) -> None:
@@ -682,7 +684,7 @@ class BuiltinTransport(GzTransport):
         with self._lock:
             subs = {topic: list(items) for topic, items in self._subs.items()}
             publishers = dict(self._publishers)
-            remote_subscribers = {t: dict(v) for t, v in self._remote_subscribers.items()}
+            ever_connected = set(self._ever_connected)
             reported = list(self._reported_subscribers.values())
         for full, items in subs.items():
             parts = wire.split_fully_qualified(full)
@@ -711,11 +713,10 @@ class BuiltinTransport(GzTransport):
                     f"{name}: requested by a subscriber in partition{'s' if len(askers) > 1 else ''} "
                     f"{', '.join(repr(p) for p in askers)}, but we publish it in {bare!r}: set GZ_PARTITION alike"
                 )
-            connected = {key[0] for key in remote_subscribers.get(full, {})}
             for sighting in sightings:
                 if (
                     sighting.topic == full
-                    and sighting.process_uuid not in connected
+                    and (full, sighting.process_uuid) not in ever_connected
                     and now - sighting.last_seen > CONNECT_GRACE
                     and sighting.last_seen > self._started
                 ):

@@ -303,10 +303,16 @@ class DiscoveryService:
                 for s in self._subscribes.values()
             ]
 
-    def foreign_versions(self) -> list[tuple[int, str, int]]:
-        """``(version, ip, datagrams)`` of discovery traffic of another wire version (ignored)."""
+    def foreign_versions(self, within: float = 10.0) -> list[tuple[int, str, int]]:
+        """``(version, ip, datagrams)`` of discovery traffic of another wire version (ignored), heard
+        from in the last ``within`` seconds."""
+        now = self._clock()
         with self._lock:
-            return [(version, ip, count) for (version, ip), (count, _) in sorted(self._versions.items())]
+            return [
+                (version, ip, count)
+                for (version, ip), (count, last) in sorted(self._versions.items())
+                if now - last <= within
+            ]
 
     def counters(self) -> tuple[int, int]:
         return self._sent, self._received

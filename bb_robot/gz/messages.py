@@ -7,7 +7,7 @@ Where the classes come from, in this order (:func:`default_messages` picks the f
    generated code fails with protobuf >= 4.21 (``Descriptors cannot be created directly``) unless the
    whole process uses the ~70x slower pure-Python protobuf.
 2. ``descriptor set`` — the file (or directory of ``*.desc`` files / ``*_pb2.py`` files) named by
-   ``BB_ROBOT_GZ_MSGS``, else ``<sys.prefix>/share/bb_robot/gz_msgs10.desc``, which ``scripts/setup``
+   ``BB_ROBOT_GZ_MSGS``, else ``<sys.prefix>/share/bb_robot/gz_msgs10/gz_msgs10.desc``, which ``scripts/setup``
    writes from the ``gazebo-py-bindings`` wheel (downloaded, never installed: the wheel ships a
    regular ``gz/__init__.py`` package that would shadow a real Gazebo's ``gz`` namespace, and pins
    ``protobuf~=3.20``).
@@ -45,7 +45,8 @@ from google.protobuf.message import Message
 ENV_VARIABLE = "BB_ROBOT_GZ_MSGS"
 DISTRIBUTION = "gazebo-py-bindings"
 # Where scripts/setup puts the descriptor set it extracts from the gazebo-py-bindings wheel.
-INSTALLED_SET = Path(sys.prefix) / "share" / "bb_robot" / "gz_msgs10.desc"
+# Its directory holds nothing else, so it can serve as ign-transport's IGN_DESCRIPTOR_PATH too.
+INSTALLED_SET = Path(sys.prefix) / "share" / "bb_robot" / "gz_msgs10" / "gz_msgs10.desc"
 PACKAGE_DIR = "gz/msgs10/"
 MODULE_PACKAGE = "gz.msgs10"
 

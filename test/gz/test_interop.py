@@ -8,7 +8,9 @@ loopback in a partition of the test's own.
 from __future__ import annotations
 
 import subprocess
+import threading
 import time
+from pathlib import Path
 
 import pytest
 from conftest import PeerFactory, TransportFactory
@@ -83,6 +85,38 @@ def test_ign_topic_tool_lists_our_topic(transport_factory: TransportFactory, par
         env=ign_env(partition),
     )
     assert transport.address in info.stdout and "gz.msgs.Double" in info.stdout, info
+
+
+def test_ign_topic_tool_echoes_our_harmonic_messages_with_our_descriptor_set(
+    transport_factory: TransportFactory, partition: str, messages: GzMessages
+) -> None:
+    """The descriptor set scripts/setup writes is also ign-transport's IGN_DESCRIPTOR_PATH."""
+    if not TOPIC_TOOL.is_file():
+        pytest.skip(f"{TOPIC_TOOL} missing; run scripts/setup (Debian ignition-transport-cli)")
+    if messages.source.kind != "descriptor set" or not Path(messages.source.location).is_file():
+        pytest.skip(f"the messages come from {messages.source}, not a descriptor set file")
+    transport = transport_factory()
+    publisher = transport.advertise("/echoed", "gz.msgs.Model")
+    stop = threading.Event()
+
+    def stream() -> None:
+        while not stop.is_set():
+            publisher.publish(model_with_joints(messages, count=2))
+            time.sleep(0.02)
+
+    thread = threading.Thread(target=stream, daemon=True)
+    thread.start()
+    env = ign_env(partition)
+    env["IGN_DESCRIPTOR_PATH"] = str(Path(messages.source.location).parent)
+    try:
+        result = subprocess.run(
+            [str(TOPIC_TOOL), "-e", "-t", "/echoed", "-n", "1"], capture_output=True, text=True, timeout=20, env=env
+        )
+    finally:
+        stop.set()
+        thread.join()
+    assert 'name: "ur3e"' in result.stdout and 'name: "joint_1"' in result.stdout, result
+    assert "Unable" not in result.stderr, result.stderr
 
 
 def test_partition_mismatch_with_the_cpp_side_is_diagnosed(
