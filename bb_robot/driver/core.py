@@ -225,6 +225,11 @@ class DriverCore:
     def loop_stats(self) -> LoopStats | None:
         return self._loop.stats() if self._loop is not None else None
 
+    @property
+    def scheduling(self) -> str:
+        """How the loop thread is scheduled (real-time or not, and why)."""
+        return self._loop.scheduling if self._loop is not None else "not started"
+
     def command_latency(self) -> tuple[float, float, float] | None:
         """Command received → written to the backend: (p50, p99, max) in seconds, recent window."""
         return self._latency.percentiles()
@@ -236,12 +241,13 @@ class DriverCore:
         return ((now_ns if now_ns is not None else self._clock()) - last) * 1e-9
 
     # ------------------------------------------------------------- the loop
-    def start(self, rate: float) -> None:
-        """Start the loop thread at ``rate`` Hz (the backend must be connected)."""
+    def start(self, rate: float, priority: int = 0) -> None:
+        """Start the loop thread at ``rate`` Hz (the backend must be connected); ``priority`` > 0
+        asks for real-time scheduling (see :mod:`bb_robot.driver.loop`)."""
         if self._thread is not None:
             raise RuntimeError("the loop is already running")
         self.backend.start()
-        self._loop = RateLoop(rate, self._clock)
+        self._loop = RateLoop(rate, self._clock, priority)
         loop = self._loop
         self._thread = threading.Thread(target=self._run, args=(loop,), name="bb_robot-driver-loop", daemon=True)
         self.active = True
@@ -650,7 +656,9 @@ class DriverCore:
         effort = np.full(n, np.nan)
         if masks.any_vel:
             vel = masks.vel
-            velocity[vel] = self._stoppable(self._targets[vel], sample.positions[vel], np.flatnonzero(vel))
+            velocity[vel] = self._stoppable(
+                self._targets[vel], sample.positions[vel], np.nan_to_num(sample.velocities[vel]), np.flatnonzero(vel)
+            )
         if masks.any_eff:
             effort[masks.eff] = np.clip(self._targets[masks.eff], -limits.effort[masks.eff], limits.effort[masks.eff])
         execution = self._execution
@@ -676,21 +684,30 @@ class DriverCore:
             acceleration[at_limit] = 0.0
         return BackendCommand(masks.backend_modes, position, velocity, acceleration, effort)
 
-    def _stoppable(self, velocity: FloatArray, position: FloatArray, indices: npt.NDArray[np.intp]) -> FloatArray:
+    def _stoppable(
+        self, velocity: FloatArray, position: FloatArray, current: FloatArray, indices: npt.NDArray[np.intp]
+    ) -> FloatArray:
         """Velocities slowed so that each joint can stop inside its command range, braking at its
-        acceleration limit in steps of one loop period (exact for the simulator)."""
+        acceleration limit in steps of one loop period.
+
+        The distance left is shortened by what the joint covers in one period at its current
+        velocity: a late cycle (the command applies for longer than a period) does not carry it
+        past the limit.  A stopped joint may then creep the rest of the way.
+        """
         accel = self.limits.acceleration[indices]
         finite = np.isfinite(accel)
         period = self._loop.period_ns * 1e-9 if self._loop is not None else 0.002
+        reach = np.abs(current) * period
         distances = np.concatenate(
-            (np.maximum(self._upper[indices] - position, 0.0), np.maximum(position - self._lower[indices], 0.0))
+            (
+                np.maximum(self._upper[indices] - position - reach, 0.0),
+                np.maximum(position - self._lower[indices] - reach, 0.0),
+            )
         )
         safe = np.where(finite, accel, 1.0)
         speeds = braking_speeds(distances, np.concatenate((safe, safe)), np.concatenate((finite, finite)), period)
         n = len(indices)
-        up = np.where(distances[:n] > 0, speeds[:n], 0.0)
-        down = np.where(distances[n:] > 0, speeds[n:], 0.0)
-        return np.minimum(np.maximum(velocity, -down), up)
+        return np.minimum(np.maximum(velocity, -speeds[n:]), speeds[:n])
 
     # ------------------------------------------------------------------ goals
     def _check_goal(self, execution: Execution, sample: JointSample, now: int) -> None:

@@ -323,7 +323,8 @@ def override_from_parameters(values: Mapping[str, Any], joints: Iterable[str]) -
 
 def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, dt: float) -> FloatArray:
     """The highest speed from which a joint stops within ``distance`` (≥ 0), its speed falling by
-    at most ``accel * dt`` per step of ``dt`` (position += speed * dt); unlimited where not ``finite``.
+    at most ``accel * dt`` per step of ``dt`` (position += speed * dt); ``distance / dt`` where the
+    acceleration is not ``finite``, and unlimited for an infinite distance.
 
     Exact for the discrete motion: with ``n`` full braking steps and the remainder spread
     over the ``n + 1`` steps, the joint covers ``distance`` exactly and stops, so a target is
@@ -339,4 +340,5 @@ def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, d
         full = np.where(short, full - 1, full)
         remainder = distance - step * dt * full * (full + 1) / 2
     speed = full * step + np.maximum(remainder, 0.0) / ((full + 1) * dt)
-    return np.where(finite & bounded, speed, np.inf)
+    # Without an acceleration limit the joint can stop at once: it may cover the distance in one step.
+    return np.where(bounded, np.where(finite, speed, distance / dt), np.inf)

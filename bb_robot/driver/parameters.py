@@ -130,6 +130,16 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         range=(1.0, 10000.0),
     ),
     ParameterSpec(
+        "realtime_priority",
+        50,
+        "Real-time priority (SCHED_FIFO, 1-99) asked for the control loop thread, as ros2_control's controller "
+        "manager does; where Linux does not permit it the loop runs with normal priority and /diagnostics says "
+        "why. 0: do not ask. Read at activate.",
+        type="integer",
+        when="activate",
+        range=(0, 99),
+    ),
+    ParameterSpec(
         "publish_rate",
         100.0,
         "Rate (Hz) of joint_states and the sas get/ topics, independent of rate. A backend sample is "
