@@ -57,6 +57,8 @@ setup(
             f"bb-robot = {PACKAGE}.cli:main",
             # `ros2 run bb_robot description`: the node that publishes robot_description and TF.
             f"description = {PACKAGE}.nodes.description:main",
+            # `ros2 run bb_robot driver`: joint commands in, a backend moved, joint states out.
+            f"driver = {PACKAGE}.nodes.driver:main",
         ]
     },
 )

@@ -5,8 +5,9 @@
   same time do not hear each other; traffic stays on this host
   (``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``), ROS logs go to a temporary directory, and a
   Fast DDS profile makes new participants announce themselves more often at start-up.
-- ``start_node`` runs the description node as a subprocess (``python -m
-  bb_robot.nodes.description`` from this source tree) with parameters written to a YAML file;
+- ``start_node`` runs a node as a subprocess (by default the description node, ``python -m
+  bb_robot.nodes.description`` from this source tree; ``module=`` / ``node=`` choose another,
+  e.g. the driver) with parameters written to a YAML file;
   it is stopped with SIGINT, then SIGTERM, never SIGKILL (a killed process leaves
   ``/dev/shm/fastdds_*`` behind).
 - ``probe`` is an rclpy node in the test process with helpers that spin until a condition holds
@@ -74,22 +75,33 @@ def _stop_with_parent() -> None:
 
 
 class NodeProcess:
-    """The description node running as a child process; its output goes to ``log_path``."""
+    """A node (default: the description node) running as a child process; its output goes to
+    ``log_path``.  ``pythonpath`` adds directories to the child's ``PYTHONPATH``."""
 
-    def __init__(self, namespace: str, parameters: dict[str, Any], directory: Path, args: tuple[str, ...] = ()) -> None:
+    def __init__(
+        self,
+        namespace: str,
+        parameters: dict[str, Any],
+        directory: Path,
+        args: tuple[str, ...] = (),
+        *,
+        module: str = "bb_robot.nodes.description",
+        node: str = "description",
+        pythonpath: tuple[str, ...] = (),
+    ) -> None:
         self.namespace = namespace
-        self.name = f"{namespace}/description"
+        self.name = f"{namespace}/{node}"
         params_file = directory / f"{namespace.strip('/').replace('/', '_')}_params.yaml"
         # JSON is YAML: every string is quoted and escaped, whatever it holds.
         params_file.write_text(json.dumps({"/**": {"ros__parameters": parameters}}))
         self.log_path = directory / f"{namespace.strip('/').replace('/', '_')}.log"
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), env.get("PYTHONPATH", "")) if p)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), *pythonpath, env.get("PYTHONPATH", "")) if p)
         env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
         command = [
             sys.executable,
             "-m",
-            "bb_robot.nodes.description",
+            module,
             "--ros-args",
             "-r",
             f"__ns:={namespace}",
@@ -138,12 +150,15 @@ class NodeProcess:
 
 @pytest.fixture
 def start_node(tmp_path: Path) -> Iterator[Callable[..., NodeProcess]]:
-    """``start_node(parameters, namespace=None, args=())`` → a running :class:`NodeProcess`."""
+    """``start_node(parameters, namespace=None, args=(), **options)`` → a running :class:`NodeProcess`
+    (``options``: ``module``, ``node``, ``pythonpath``, see :class:`NodeProcess`)."""
     started: list[NodeProcess] = []
 
-    def start(parameters: dict[str, Any], namespace: str | None = None, args: tuple[str, ...] = ()) -> NodeProcess:
+    def start(
+        parameters: dict[str, Any], namespace: str | None = None, args: tuple[str, ...] = (), **options: Any
+    ) -> NodeProcess:
         namespace = namespace or f"/t{uuid.uuid4().hex[:10]}"
-        node = NodeProcess(namespace, parameters, tmp_path, args)
+        node = NodeProcess(namespace, parameters, tmp_path, args, **options)
         started.append(node)
         return node
 

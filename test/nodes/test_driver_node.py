@@ -1,0 +1,576 @@
+"""The driver node over real DDS: the driver runs as a child process, this process is its client.
+
+Covers issue 5's list: lifecycle transitions (lifecycle_msgs ChangeState), the model from the
+robot_description topic or a file, position / velocity / sas-array / by-name commands and
+trajectories converging within the limits, FollowJointTrajectory goals (success with
+feedback, cancel, preemption, a path tolerance violation, a goal tolerance violation,
+invalid goals), every bad-input case with the warning naming the topic while the loop keeps
+running, arming, the watchdog, live limit changes, joint states held back until every joint
+is seen and stale joints left out, /diagnostics and the sas get/ topics.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import TIMEOUT, NodeProcess, Probe
+
+from bb_robot.driver.limits import from_robot
+from bb_robot.driver.model import driven_joints, mimic_joints
+from bb_robot.urdf.builder import load_urdf
+
+control_msgs = pytest.importorskip("control_msgs", reason="control_msgs is not built: run scripts/setup")
+from builtin_interfaces.msg import Duration  # noqa: E402
+from control_msgs.action import FollowJointTrajectory  # noqa: E402
+from control_msgs.msg import JointTolerance  # noqa: E402
+from diagnostic_msgs.msg import DiagnosticArray  # noqa: E402
+from lifecycle_msgs.msg import Transition  # noqa: E402
+from lifecycle_msgs.srv import ChangeState, GetState  # noqa: E402
+from rclpy.action import ActionClient  # noqa: E402
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
+from std_msgs.msg import Float64MultiArray, String  # noqa: E402
+from std_srvs.srv import SetBool, Trigger  # noqa: E402
+from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
+ROBOT = load_urdf(BB_ARM)
+JOINTS = driven_joints(ROBOT)
+MIMIC = mimic_joints(ROBOT, JOINTS)
+LIMITS = from_robot(ROBOT, JOINTS)
+N = len(JOINTS)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+SAS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
+ACCELERATION = 4.0
+StartNode = Callable[..., NodeProcess]
+
+
+def parameters(**overrides: Any) -> dict[str, Any]:
+    """The driver on the source tree's bb_arm, active and armed, acceleration limits on every joint."""
+    values: dict[str, Any] = {
+        "model": str(BB_ARM),
+        "autostart": True,
+        "auto_arm": True,
+        "command_timeout": 0.0,
+        "joint_limits": {j: {"has_acceleration_limits": True, "max_acceleration": ACCELERATION} for j in JOINTS},
+    }
+    values.update(overrides)
+    return values
+
+
+def duration(seconds: float) -> Duration:
+    return Duration(sec=int(seconds), nanosec=int(round((seconds - int(seconds)) * 1e9)))
+
+
+def gentle() -> list[float]:
+    """A target trajectories reach in 3 s within the test's limits."""
+    return [0.4 * p for p in mid_range()]
+
+
+def mid_range() -> list[float]:
+    """A reachable target for every joint, well inside the command range."""
+    lower, upper = LIMITS.command_lower, LIMITS.command_upper
+    return [
+        float(0.3 * lo + 0.7 * hi) if np.isfinite(lo) and np.isfinite(hi) else 0.5
+        for lo, hi in zip(lower, upper, strict=True)
+    ]
+
+
+class Driver:
+    """A running driver and this process's side of every interface it has."""
+
+    def __init__(self, probe: Probe, node: NodeProcess, robot_name: str = "bb_arm") -> None:
+        self.probe, self.node = probe, node
+        ns, name = node.namespace, node.name
+        self.joint_states = probe.subscribe(JointState, f"{ns}/joint_states", VOLATILE)
+        self.sas_states = probe.subscribe(JointState, f"{ns}/{robot_name}/get/joint_states", VOLATILE)
+        self.sas_min = probe.subscribe(Float64MultiArray, f"{ns}/{robot_name}/get/joint_positions_min", LATCHED)
+        self.sas_max = probe.subscribe(Float64MultiArray, f"{ns}/{robot_name}/get/joint_positions_max", LATCHED)
+        self.arm_state = probe.subscribe(String, f"{name}/arm_state", LATCHED)
+        self.diagnostics = probe.subscribe(DiagnosticArray, "/diagnostics", VOLATILE)
+        node_ = probe.node
+        self.sas = {
+            kind: node_.create_publisher(Float64MultiArray, f"{ns}/{robot_name}/set/target_joint_{kind}", SAS)
+            for kind in ("positions", "velocities", "forces")
+        }
+        self.commands = node_.create_publisher(JointState, f"{name}/joint_commands", VOLATILE)
+        self.trajectories = node_.create_publisher(JointTrajectory, f"{name}/joint_trajectory", VOLATILE)
+        self.action = ActionClient(node_, FollowJointTrajectory, f"{name}/follow_joint_trajectory")
+        self.clients = {
+            "arm": node_.create_client(Trigger, f"{name}/arm"),
+            "disarm": node_.create_client(Trigger, f"{name}/disarm"),
+            "reset": node_.create_client(Trigger, f"{name}/reset"),
+            "set_armed": node_.create_client(SetBool, f"{name}/set_armed"),
+            "change_state": node_.create_client(ChangeState, f"{name}/change_state"),
+            "get_state": node_.create_client(GetState, f"{name}/get_state"),
+        }
+
+    # ------------------------------------------------------------------ waiting
+    def wait_active(self) -> None:
+        self.node.wait_for_log("active: control loop")
+        self.wait_state(lambda s: True, "a joint state")
+
+    def wait_state(self, condition: Callable[[JointState], bool], what: str, timeout: float = TIMEOUT) -> JointState:
+        def ok() -> bool:
+            return bool(self.joint_states) and condition(self.joint_states[-1])
+
+        if not self.probe.spin_until(ok, timeout):
+            last = self.joint_states[-1] if self.joint_states else None
+            raise AssertionError(f"no joint state with {what} within {timeout} s (last: {last}):\n{self.node.log()}")
+        return self.joint_states[-1]
+
+    def positions(self) -> np.ndarray:
+        state = self.joint_states[-1]
+        index = {name: i for i, name in enumerate(state.name)}
+        return np.array([state.position[index[j]] for j in JOINTS])
+
+    def wait_positions(self, target: Sequence[float], tolerance: float = 1e-6, timeout: float = TIMEOUT) -> JointState:
+        """Wait until the joints are at ``target`` and at rest."""
+        goal = np.asarray(target, dtype=float)
+
+        def reached(state: JointState) -> bool:
+            index = {name: i for i, name in enumerate(state.name)}
+            if not all(j in index for j in JOINTS):
+                return False
+            at = np.abs(np.array([state.position[index[j]] for j in JOINTS]) - goal).max() < tolerance
+            return bool(at and not np.any(np.array([state.velocity[index[j]] for j in JOINTS])))
+
+        return self.wait_state(reached, f"positions {list(goal)} at rest", timeout)
+
+    # ------------------------------------------------------------------ sending
+    def publish(self, publisher: Any, message: Any) -> None:
+        self.probe.wait_for_subscribers(publisher)
+        publisher.publish(message)
+
+    def send_sas(self, kind: str, values: Sequence[float]) -> None:
+        self.publish(self.sas[kind], Float64MultiArray(data=[float(v) for v in values]))
+
+    def send_command(self, names: Sequence[str], **fields: Sequence[float]) -> None:
+        message = JointState(name=list(names), **{k: [float(x) for x in v] for k, v in fields.items()})
+        self.publish(self.commands, message)
+
+    def call(self, client: str, request: Any) -> Any:
+        service = self.clients[client]
+        assert self.probe.spin_until(service.service_is_ready), f"no service {service.srv_name}:\n{self.node.log()}"
+        future = service.call_async(request)
+        assert self.probe.spin_until(future.done), f"{service.srv_name} did not answer"
+        return future.result()
+
+    def transition(self, transition: int) -> bool:
+        return bool(self.call("change_state", ChangeState.Request(transition=Transition(id=transition))).success)
+
+    def lifecycle_state(self) -> str:
+        return str(self.call("get_state", GetState.Request()).current_state.label)
+
+    def send_goal(self, goal: Any) -> tuple[Any, list[Any]]:
+        assert self.probe.spin_until(lambda: self.action.server_is_ready()), f"no action server:\n{self.node.log()}"
+        feedback: list[Any] = []
+        future = self.action.send_goal_async(goal, feedback_callback=feedback.append)
+        assert self.probe.spin_until(future.done), "the goal was not answered"
+        handle = future.result()
+        assert handle.accepted
+        return handle, feedback
+
+    def result(self, handle: Any, timeout: float = TIMEOUT) -> Any:
+        future = handle.get_result_async()
+        assert self.probe.spin_until(future.done, timeout), f"no result within {timeout} s:\n{self.node.log()}"
+        return future.result()
+
+    def warned(self, *texts: str, timeout: float = TIMEOUT) -> str:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            log = self.node.log()
+            if all(text in log for text in texts):
+                return log
+            self.probe.spin_for(0.05)
+        raise AssertionError(f"{texts} not all in the driver's output:\n{self.node.log()}")
+
+
+def start(probe: Probe, start_node: StartNode, **overrides: Any) -> Driver:
+    node = start_node(parameters(**overrides), module="bb_robot.nodes.driver", node="driver")
+    driver = Driver(probe, node)
+    if overrides.get("autostart", True):
+        driver.wait_active()
+    return driver
+
+
+def trajectory(points: Sequence[tuple[float, Sequence[float]]], names: Sequence[str] = JOINTS) -> JointTrajectory:
+    message = JointTrajectory(joint_names=list(names))
+    for t, positions in points:
+        message.points.append(
+            JointTrajectoryPoint(positions=[float(p) for p in positions], time_from_start=duration(t))
+        )
+    return message
+
+
+# ------------------------------------------------------------------------------ lifecycle
+def test_lifecycle_transitions(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, autostart=False)
+    assert driver.lifecycle_state() == "unconfigured"
+    assert not driver.transition(Transition.TRANSITION_ACTIVATE)  # not from unconfigured
+    assert driver.transition(Transition.TRANSITION_CONFIGURE) and driver.lifecycle_state() == "inactive"
+    assert probe.spin_until(lambda: bool(driver.sas_max)), "sas limits not latched at configure"
+    assert list(driver.sas_max[-1].data) == pytest.approx(LIMITS.upper.tolist())
+    # Inactive: commands are refused, with the reason.
+    driver.call("arm", Trigger.Request())
+    driver.send_sas("positions", [0.1] * N)
+    driver.warned("rejected a command on", "not active")
+    assert not driver.joint_states
+    assert driver.transition(Transition.TRANSITION_ACTIVATE) and driver.lifecycle_state() == "active"
+    driver.wait_state(lambda s: True, "any state")
+    target = mid_range()
+    driver.send_sas("positions", target)
+    driver.wait_positions(target)
+    # Deactivate holds: no more samples, the position stays.
+    assert driver.transition(Transition.TRANSITION_DEACTIVATE) and driver.lifecycle_state() == "inactive"
+    probe.spin_for(0.3)
+    count = len(driver.joint_states)
+    probe.spin_for(0.5)
+    assert len(driver.joint_states) == count
+    assert driver.transition(Transition.TRANSITION_ACTIVATE)
+    state = driver.wait_state(lambda s: len(driver.joint_states) > count, "a state after reactivation")
+    assert driver.positions() == pytest.approx(target, abs=1e-6), state
+    assert driver.transition(Transition.TRANSITION_DEACTIVATE)
+    assert driver.transition(Transition.TRANSITION_CLEANUP) and driver.lifecycle_state() == "unconfigured"
+    driver.warned("cleaned up: backend released")
+    assert driver.transition(Transition.TRANSITION_CONFIGURE) and driver.lifecycle_state() == "inactive"
+    assert driver.transition(Transition.TRANSITION_INACTIVE_SHUTDOWN) and driver.lifecycle_state() == "finalized"
+
+
+def test_model_from_the_robot_description_topic(probe: Probe, start_node: StartNode) -> None:
+    node = start_node(
+        {**parameters(model=""), "description_timeout": 30.0}, module="bb_robot.nodes.driver", node="driver"
+    )
+    publisher = probe.node.create_publisher(String, f"{node.namespace}/robot_description", LATCHED)
+    publisher.publish(String(data=BB_ARM.read_text()))
+    driver = Driver(probe, node)
+    driver.wait_active()
+    log = node.log()
+    assert "robot_description topic" in log
+    assert list(driver.joint_states[-1].name) == [*JOINTS, *MIMIC]
+
+
+def test_configure_fails_with_the_reason(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, autostart=False, model="", description_timeout=0.3)
+    assert not driver.transition(Transition.TRANSITION_CONFIGURE)
+    driver.warned("configure failed: no robot_description message on", "start the description node")
+    assert driver.lifecycle_state() == "unconfigured"
+    bad = start(probe, start_node, autostart=False, backend="warp_drive")
+    assert not bad.transition(Transition.TRANSITION_CONFIGURE)
+    bad.warned("unknown backend 'warp_drive' (known: ", "sim")
+
+
+# ------------------------------------------------------------------------------ commands
+def test_commands_converge_within_the_limits(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node)
+    assert probe.spin_until(lambda: bool(driver.sas_min) and bool(driver.sas_max))
+    first = driver.wait_state(lambda s: True, "a state")
+    assert list(first.name) == [*JOINTS, *MIMIC] and len(first.velocity) == len(first.name)
+    assert not first.effort  # the simulator measures no effort
+    # sas array, in joint order
+    target = mid_range()
+    driver.send_sas("positions", target)
+    start_index = len(driver.joint_states)
+    driver.wait_positions(target)
+    moves = driver.joint_states[start_index:]
+    velocities = np.array([[s.velocity[s.name.index(j)] for j in JOINTS] for s in moves])
+    assert (np.abs(velocities) <= LIMITS.velocity + 1e-9).all()
+    stamps = np.array([s.header.stamp.sec + s.header.stamp.nanosec * 1e-9 for s in moves])
+    accelerations = np.diff(velocities, axis=0) / np.diff(stamps)[:, None]
+    assert (np.abs(accelerations) <= ACCELERATION * 1.05 + 1e-6).all()
+    assert probe.spin_until(lambda: bool(driver.sas_states))
+    assert list(driver.sas_states[-1].position) == pytest.approx(list(driver.positions()), abs=0.05)
+    # mimic joints follow
+    for name, mimic in MIMIC.items():
+        state = driver.joint_states[-1]
+        assert state.position[state.name.index(name)] == pytest.approx(
+            mimic.multiplier * state.position[state.name.index(mimic.source)] + mimic.offset
+        )
+    # by name, velocity: the joint moves, then stops at its (soft) limit
+    joint = JOINTS[0]
+    driver.send_command([joint], velocity=[LIMITS.velocity[0]])
+    upper = LIMITS.command_upper[0]
+    count = len(driver.joint_states)
+    driver.wait_state(lambda s: s.position[0] > upper - 0.01 and s.velocity[0] == 0, "stopped at the limit")
+    assert max(s.position[0] for s in driver.joint_states[count:]) <= upper + 1e-4
+    # by name, position beyond the soft limit: clamped, with a warning naming the topic
+    driver.send_command([joint], position=[upper + 1.0])
+    driver.warned(f"command on '{driver.node.name}/joint_commands': clamped position to the joint limits: {joint}")
+    # sas velocities (two topics: no order between them, so let the first arrive)
+    driver.send_sas("velocities", [0.0] * N)
+    probe.spin_for(0.3)
+    driver.send_sas("positions", target)
+    driver.wait_positions(target)
+
+
+def test_bad_inputs_are_rejected_and_the_loop_keeps_running(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node)
+    ns = driver.node.namespace
+    positions_topic = f"{ns}/bb_arm/set/target_joint_positions"
+    commands_topic = f"{driver.node.name}/joint_commands"
+    # The sas subscriptions keep one message (depth 1, as sas_robot_driver): let each one arrive.
+    for values in ([float("nan")] + [0.0] * (N - 1), [0.0] * (N - 1)):
+        driver.send_sas("positions", values)
+        probe.spin_for(0.2)
+    driver.send_sas("forces", [0.0] * N)
+    driver.send_command([JOINTS[1]], velocity=[float("-inf")])
+    driver.send_command(["no_such_joint"], position=[0.0])
+    driver.send_command([JOINTS[0], JOINTS[0]], position=[0.0, 0.0])
+    driver.send_command([JOINTS[0], JOINTS[1]], position=[0.0])
+    for name in MIMIC:
+        driver.send_command([name], position=[0.01])
+    driver.send_command([JOINTS[0]])
+    driver.publish(driver.trajectories, trajectory([(0.05, [1.0] * N)]))  # far too fast
+    driver.publish(driver.trajectories, trajectory([(1.0, [0.0] * (N - 1))], names=JOINTS[:-1]))  # partial
+    driver.warned(
+        f"rejected a command on '{positions_topic}': non-finite position values: {JOINTS[0]}=nan",
+        f"rejected a command on '{commands_topic}': non-finite velocity values: {JOINTS[1]}=-inf",
+        f"rejected a command on '{positions_topic}': {N - 1} values for {N} joints",
+        f"rejected a command on '{ns}/bb_arm/set/target_joint_forces': backend 'sim' does not support effort commands",
+        f"rejected a command on '{commands_topic}': unknown joint 'no_such_joint'",
+        "is named twice",
+        "2 names but 1 position values",
+        "no position, velocity or effort values",
+        "the timing needs velocity",
+        "leaves out joints",
+        *([f"mimics '{next(iter(MIMIC.values())).source}'"] if MIMIC else []),
+    )
+    # The loop kept running: states still flow and a good command still works.
+    count = len(driver.joint_states)
+    probe.spin_for(0.3)
+    assert len(driver.joint_states) > count
+    target = mid_range()
+    driver.send_sas("positions", target)
+    driver.wait_positions(target)
+
+
+def test_reject_policy(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, limit_policy="reject")
+    before = driver.positions()
+    driver.send_command([JOINTS[0]], position=[float(LIMITS.command_upper[0]) + 0.5])
+    driver.warned("outside the joint limits (limit_policy: reject)")
+    probe.spin_for(0.3)
+    assert driver.positions() == pytest.approx(before)
+
+
+# ------------------------------------------------------------------------------ trajectories
+def test_trajectory_topic_and_preemption(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node)
+    target = gentle()
+    driver.publish(driver.trajectories, trajectory([(1.5, np.array(target) * 0.5), (3.0, target)]))
+    driver.wait_positions(target, timeout=15)
+    # a second trajectory replaces a running one
+    driver.publish(driver.trajectories, trajectory([(3.0, [0.0] * N)]))
+    probe.spin_for(0.5)
+    driver.publish(driver.trajectories, trajectory([(3.0, target)]))
+    driver.wait_positions(target, timeout=15)
+
+
+def goal(points: Sequence[tuple[float, Sequence[float]]], **fields: Any) -> Any:
+    message = FollowJointTrajectory.Goal(trajectory=trajectory(points))
+    for key, value in fields.items():
+        setattr(message, key, value)
+    return message
+
+
+def test_follow_joint_trajectory(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, **{"constraints.goal_time": 1.0})
+    Result = FollowJointTrajectory.Result  # noqa: N806
+    target = gentle()
+    # success, with feedback
+    handle, feedback = driver.send_goal(goal([(3.0, target)]))
+    result = driver.result(handle)
+    assert result.status == 4 and result.result.error_code == Result.SUCCESSFUL, result.result.error_string
+    assert feedback and list(feedback[-1].feedback.joint_names) == list(JOINTS)
+    assert driver.wait_positions(target)
+    # cancel
+    handle, _ = driver.send_goal(goal([(3.0, [0.0] * N)]))
+    probe.spin_for(0.5)
+    cancel = handle.cancel_goal_async()
+    assert probe.spin_until(cancel.done)
+    assert driver.result(handle).status == 5  # CANCELED
+    # preemption: the first goal is aborted with the reason
+    first, _ = driver.send_goal(goal([(3.0, target)]))
+    probe.spin_for(0.5)
+    second, _ = driver.send_goal(goal([(3.0, [0.0] * N)]))
+    result = driver.result(first)
+    assert result.status == 6 and result.result.error_code == Result.INVALID_GOAL
+    assert "preempted by a new trajectory" in result.result.error_string
+    assert driver.result(second).result.error_code == Result.SUCCESSFUL
+    # invalid goals: the reason comes back
+    handle, _ = driver.send_goal(goal([(0.05, target)]))
+    result = driver.result(handle)
+    assert result.result.error_code == Result.INVALID_GOAL and "the timing needs" in result.result.error_string
+    bad = goal([(2.0, target)])
+    bad.trajectory.joint_names[0] = "nope"
+    handle, _ = driver.send_goal(bad)
+    result = driver.result(handle)
+    assert result.result.error_code == Result.INVALID_JOINTS and "unknown joint 'nope'" in result.result.error_string
+    handle, _ = driver.send_goal(goal([(2.0, target)], path_tolerance=[JointTolerance(name="nope", position=0.1)]))
+    assert driver.result(handle).result.error_code == Result.INVALID_JOINTS
+
+
+def test_tolerance_violations_and_live_limits(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node)
+    Result = FollowJointTrajectory.Result  # noqa: N806
+    joint = JOINTS[0]
+    target = gentle()
+    # Path tolerance: slow the first joint down (a live parameter change) while it executes.
+    handle, _ = driver.send_goal(goal([(3.0, target)], path_tolerance=[JointTolerance(name=joint, position=0.02)]))
+    probe.spin_for(0.3)
+    results = probe.set_parameters(
+        driver.node.name,
+        {f"joint_limits.{joint}.has_velocity_limits": True, f"joint_limits.{joint}.max_velocity": 0.05},
+    )
+    assert all(r.successful for r in results)
+    result = driver.result(handle)
+    assert result.status == 6 and result.result.error_code == Result.PATH_TOLERANCE_VIOLATED
+    assert f"joint '{joint}' position error" in result.result.error_string
+    # The new limit holds for every command.
+    driver.send_command([joint], velocity=[-1.0])
+    driver.wait_state(lambda s: abs(s.velocity[s.name.index(joint)] + 0.05) < 1e-9, "the slowed velocity")
+    driver.send_command([joint], velocity=[0.0])
+    # Goal tolerance: a goal the joint cannot reach in time once it is slowed down further.
+    probe.set_parameters(driver.node.name, {f"joint_limits.{joint}.max_velocity": 1.0})
+    here = driver.positions()
+    end = here.copy()
+    end[0] += 0.2
+    handle, _ = driver.send_goal(
+        goal(
+            [(1.0, end)], goal_tolerance=[JointTolerance(name=joint, position=0.001)], goal_time_tolerance=duration(0.2)
+        )
+    )
+    probe.set_parameters(driver.node.name, {f"joint_limits.{joint}.max_velocity": 0.001})
+    result = driver.result(handle)
+    assert result.result.error_code == Result.GOAL_TOLERANCE_VIOLATED, result.result.error_string
+    assert "goal_time_tolerance 0.2 s" in result.result.error_string
+    # Bound model parameter: the upper limit, published on the sas topic.
+    upper = float(LIMITS.upper[1]) - 0.1
+    results = probe.set_parameters(driver.node.name, {f"joints.{JOINTS[1]}.limit.upper": upper})
+    assert all(r.successful for r in results)
+    assert probe.spin_until(lambda: driver.sas_max[-1].data[1] == pytest.approx(upper))
+    bad = probe.set_parameters(driver.node.name, {f"joint_limits.{joint}.max_velocity": -1.0})
+    assert not bad[0].successful and "above 0" in bad[0].reason
+    assert not probe.set_parameters(driver.node.name, {"rate": 100.0})[0].successful  # active
+
+
+# ------------------------------------------------------------------------------ arming, watchdog
+def test_arming(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, auto_arm=False)
+    assert probe.spin_until(lambda: bool(driver.arm_state) and driver.arm_state[-1].data == "disarmed")
+    before = driver.positions()
+    driver.send_sas("positions", mid_range())
+    driver.warned("the driver is disarmed", "call ~/arm")
+    probe.spin_for(0.3)
+    assert driver.positions() == pytest.approx(before)
+    response = driver.call("arm", Trigger.Request())
+    assert response.success and response.message == "armed"
+    assert probe.spin_until(lambda: driver.arm_state[-1].data == "armed")
+    target = mid_range()
+    driver.send_sas("positions", target)
+    driver.wait_positions(target)
+    assert driver.call("set_armed", SetBool.Request(data=False)).success
+    assert probe.spin_until(lambda: driver.arm_state[-1].data == "disarmed")
+    assert driver.call("set_armed", SetBool.Request(data=True)).success
+    assert driver.call("disarm", Trigger.Request()).success
+    response = driver.call("reset", Trigger.Request())
+    assert response.success and "not in error" in response.message
+    handle, _ = driver.send_goal(goal([(2.0, [0.0] * N)]))
+    result = driver.result(handle)
+    assert (
+        result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL
+        and "disarmed" in result.result.error_string
+    )
+
+
+def test_watchdog(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node, command_timeout=0.3)
+    joint = JOINTS[0]
+    driver.send_command([joint], velocity=[0.3])
+    driver.wait_state(lambda s: abs(s.velocity[0] - 0.3) < 1e-9, "moving")
+    driver.wait_state(lambda s: s.velocity[0] == 0.0, "stopped by the watchdog", timeout=5)
+    driver.warned("watchdog: no command for 0.3 s (command_timeout): holding position")
+    # A trajectory longer than the timeout is a live command.
+    here = driver.positions()
+    target = here.copy()
+    target[0] -= 0.3
+    handle, _ = driver.send_goal(goal([(1.5, target)]))
+    assert driver.result(handle).result.error_code == FollowJointTrajectory.Result.SUCCESSFUL
+    # watchdog_action: disarm
+    assert all(r.successful for r in probe.set_parameters(driver.node.name, {"watchdog_action": "disarm"}))
+    assert not probe.set_parameters(driver.node.name, {"watchdog_action": "explode"})[0].successful
+    driver.send_command([joint], velocity=[0.3])
+    assert probe.spin_until(lambda: bool(driver.arm_state) and driver.arm_state[-1].data == "disarmed", 10)
+    driver.warned("watchdog: no command for 0.3 s (command_timeout): disarming")
+
+
+# ------------------------------------------------------------------------------ reporting
+def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None:
+    driver = start(probe, start_node)
+    name = driver.node.name.strip("/").rsplit("/", 1)[-1]
+
+    def ours(array: DiagnosticArray) -> list[Any]:
+        return [s for s in array.status if s.name.startswith(f"{name}: ") and s.hardware_id == ROBOT.name]
+
+    assert probe.spin_until(lambda: any(len(ours(a)) == 4 for a in driver.diagnostics), 10)
+    statuses = {s.name.split(": ", 1)[1]: s for s in ours(next(a for a in driver.diagnostics if ours(a)))}
+    assert set(statuses) == {"control loop", "backend", "arming", "joints"}
+    loop = {kv.key: kv.value for kv in statuses["control loop"].values}
+    assert {"rate (Hz)", "measured rate (Hz)", "lag p99 (ms)", "skipped cycles", "command age (s)"} <= set(loop)
+    assert statuses["arming"].message == "armed" and statuses["backend"].message == "simulated"
+    assert probe.spin_until(lambda: bool(driver.sas_states) and bool(driver.sas_min))
+    assert list(driver.sas_states[-1].name) == list(JOINTS)
+    assert list(driver.sas_min[-1].data) == pytest.approx(LIMITS.lower.tolist())
+
+
+BACKEND_MODULE = '''
+"""A backend for the driver's node tests: reports the first joint late, and can go silent."""
+import numpy as np
+from bb_robot.driver.backends.sim import SimBackend
+
+
+class LateBackend(SimBackend):
+    name = "late"
+
+    def read(self, now_ns):
+        sample = super().read(now_ns)
+        if self.first is None:
+            self.first = now_ns
+        stamps = sample.stamps.copy()
+        elapsed = (now_ns - self.first) * 1e-9
+        if elapsed < 1.0:
+            stamps[0] = 0  # not seen yet
+        elif elapsed > 2.0:
+            stamps[0] = self.first + 2_000_000_000  # silent since
+        return type(sample)(sample.positions, sample.velocities, None, stamps, now_ns)
+
+    first = None
+'''
+
+
+def test_joint_states_wait_for_every_joint_and_leave_stale_ones_out(
+    probe: Probe, start_node: StartNode, tmp_path: Path
+) -> None:
+    (tmp_path / "late_backend.py").write_text(BACKEND_MODULE)
+    node = start_node(
+        parameters(backend="late_backend:LateBackend", stale_timeout=0.1),
+        module="bb_robot.nodes.driver",
+        node="driver",
+        pythonpath=(str(tmp_path),),
+    )
+    driver = Driver(probe, node)
+    node.wait_for_log("active: control loop")
+    first = driver.wait_state(lambda s: True, "a state")
+    assert time.monotonic() > 0 and JOINTS[0] in first.name  # only once every joint was seen
+    stale = driver.wait_state(lambda s: JOINTS[0] not in s.name, "the silent joint left out", timeout=10)
+    assert list(stale.name) == [j for j in [*JOINTS, *MIMIC] if j != JOINTS[0]]
+    assert probe.spin_until(
+        lambda: any(s.message == f"stale: {JOINTS[0]}" for a in driver.diagnostics for s in a.status), 10
+    )
