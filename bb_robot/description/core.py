@@ -20,8 +20,6 @@ Publication rules (``docs/nodes/description.md``):
 
 from __future__ import annotations
 
-import os
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -33,6 +31,9 @@ from bb_robot.description.joint_states import JointStateMerger
 from bb_robot.description.manipulator import FORMAT, VERSION, TipPose, serial_json
 from bb_robot.description.sources import LoadedModel
 from bb_robot.description.tf_plan import Quaternion, Row, TfPlan, Vec3
+from bb_robot.errors import BbRobotError
+from bb_robot.model.robot import Robot
+from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix, matrix_to_quaternion
 
 IntArray = npt.NDArray[np.intp]
@@ -43,11 +44,17 @@ FrameTransform = tuple[str, str, Vec3, Quaternion]
 
 @dataclass(frozen=True, eq=False)
 class PreparedModel:
-    """A loaded model with everything the node publishes about it precomputed."""
+    """A loaded model with everything the node publishes about it precomputed.
+
+    ``serial`` is the serial manipulator (``None`` when the robot has no single chain and no
+    ``tip_link`` was given: ``serial_note`` then says why), ``tip`` its tip pose.
+    """
 
     loaded: LoadedModel
     plan: TfPlan
+    serial: SerialManipulator | None
     tip: TipPose | None
+    serial_note: str | None = None
 
     @property
     def robot_name(self) -> str:
@@ -55,9 +62,8 @@ class PreparedModel:
 
     def serial_text(self, frame_prefix: str) -> str:
         """The ``~/serial_manipulator`` JSON; without a serial manipulator, an object that says why."""
-        serial = self.loaded.serial
-        if serial is not None:
-            return serial_json(serial, frame_prefix)
+        if self.serial is not None:
+            return serial_json(self.serial, frame_prefix)
         import json
 
         note: dict[str, Any] = {
@@ -65,7 +71,7 @@ class PreparedModel:
             "version": VERSION,
             "robot": self.robot_name,
             "available": False,
-            "reason": self.loaded.serial_note or "no serial manipulator",
+            "reason": self.serial_note or "no serial manipulator",
         }
         return json.dumps(note, separators=(",", ":"))
 
@@ -82,11 +88,31 @@ class PreparedModel:
         )
 
 
-def prepare(loaded: LoadedModel) -> PreparedModel:
-    """Precompute the TF plan and tip pose; raises :class:`~bb_robot.description.tf_plan.TfPlanError`."""
+def serial_manipulator(robot: Robot, tip_link: str = "") -> tuple[SerialManipulator | None, str | None]:
+    """The robot's serial manipulator, from its root link, axes normalised to +z.
+
+    With ``tip_link`` the chain ends there and its errors propagate (unknown link, a mimic,
+    floating or planar joint in the chain); without it, the robot's only chain, or ``None``
+    and the reason when it has several branches.
+    """
+    if tip_link:
+        return SerialManipulator.from_robot(robot, tip_link, strict=False), None
+    try:
+        return SerialManipulator.from_robot(robot, None, strict=False), None
+    except BbRobotError as error:
+        return None, f"no serial manipulator without tip_link: {error}"
+
+
+def prepare(loaded: LoadedModel, tip_link: str = "") -> PreparedModel:
+    """Precompute the TF plan, serial manipulator and tip pose.
+
+    Raises :class:`~bb_robot.description.tf_plan.TfPlanError`, and with ``tip_link`` the serial
+    model's errors (see :func:`serial_manipulator`).
+    """
     plan = TfPlan(loaded.robot)
-    tip = TipPose(loaded.serial, plan.coordinate_index) if loaded.serial is not None else None
-    return PreparedModel(loaded, plan, tip)
+    serial, note = serial_manipulator(loaded.robot, tip_link)
+    tip = TipPose(serial, plan.coordinate_index) if serial is not None else None
+    return PreparedModel(loaded, plan, serial, tip, note)
 
 
 def _pose_transform(pose: Matrix) -> tuple[Vec3, Quaternion]:
@@ -174,20 +200,3 @@ class JointStateTf:
         if len(edges) <= self.PYTHON_ROWS_UP_TO:
             return edges, self.plan.transform_rows(self.merger.values, edges)
         return edges, self.plan.transforms(self.merger.values, edges)
-
-
-def process_age() -> float | None:
-    """Seconds since this process started (Linux: ``/proc/self/stat``), or ``None`` elsewhere.
-
-    Counted from the process's start, so it includes the interpreter's start-up and imports
-    (and the re-exec of the ROS wheels' bootstrapper, which keeps the process).  Resolution:
-    one clock tick (10 ms).
-    """
-    try:
-        with open("/proc/self/stat", "rb") as handle:
-            fields = handle.read().rsplit(b")", 1)[1].split()
-        ticks = int(fields[19])  # field 22 of stat(5), counted from 1 with pid and comm before ")"
-        hertz = os.sysconf("SC_CLK_TCK")
-        return time.clock_gettime(time.CLOCK_BOOTTIME) - ticks / hertz
-    except (OSError, ValueError, IndexError, AttributeError):
-        return None

@@ -20,7 +20,10 @@ means trusting what it includes.
 Loading (:func:`load_model`, :func:`load_description_text`) gives a :class:`LoadedModel`:
 the validated :class:`~bb_robot.model.robot.Robot`, the text to publish as
 ``robot_description`` (for URDF and xacro the input text itself, never a re-serialisation;
-an SDF robot converted to URDF), and the serial manipulator when there is one.
+an SDF robot converted to URDF) and, for a model in an SDF world, the placement of its root.
+The TF plan and the serial manipulator come later
+(:func:`bb_robot.description.core.prepare`), so that the node can publish ``robot_description``
+as soon as the file is parsed and validated.
 """
 
 from __future__ import annotations
@@ -30,14 +33,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
-
-import numpy as np
+from typing import TYPE_CHECKING, Literal
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
-from bb_robot.model.serial import SerialManipulator
-from bb_robot.model.transforms import Matrix
+
+if TYPE_CHECKING:
+    from bb_robot.model.transforms import Matrix
 
 ModelKind = Literal["urdf", "xacro", "sdf", "string"]
 PackageShare = Callable[[str], str]
@@ -89,8 +91,6 @@ class LoadedModel:
     - ``robot``: the validated model; ``description``: the ``robot_description`` text;
     - ``kind``: ``"urdf"``, ``"xacro"``, ``"sdf"`` (a file) or ``"string"`` (the
       ``robot_description`` parameter); ``source``: the resolved path or :data:`PARAMETER_SOURCE`;
-    - ``serial``: the serial manipulator (``None`` if the robot has no single chain and no
-      ``tip_link`` was given; ``serial_note`` then says why);
     - ``placement``: a root placement (SDF worlds), else ``None``;
     - ``scope``: the selected SDF model's scoped name (``""`` otherwise);
     - ``warnings``: the loader's warnings.
@@ -100,8 +100,6 @@ class LoadedModel:
     description: str
     kind: ModelKind
     source: str
-    serial: SerialManipulator | None
-    serial_note: str | None = None
     placement: RootPlacement | None = None
     scope: str = ""
     warnings: tuple[str, ...] = ()
@@ -259,21 +257,11 @@ def _decode(data: bytes, source: str) -> str:
         raise ModelSourceError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
 
 
-def _serial(robot: Robot, tip_link: str) -> tuple[SerialManipulator | None, str | None]:
-    """The serial manipulator; with ``tip_link`` its errors propagate, without it they become a note."""
-    if tip_link:
-        return SerialManipulator.from_robot(robot, tip_link, strict=False), None
-    try:
-        return SerialManipulator.from_robot(robot, None, strict=False), None
-    except BbRobotError as error:
-        return None, f"no serial manipulator without tip_link: {error}"
-
-
-def load_description_text(text: str, tip_link: str = "") -> LoadedModel:
+def load_description_text(text: str) -> LoadedModel:
     """Load URDF text (the ``robot_description`` parameter): plain URDF only, never xacro or SDF.
 
     Raises :class:`ModelSourceError`, a URDF parser error or
-    :class:`~bb_robot.model.errors.InvalidRobot`, or (with ``tip_link``) a serial-chain error.
+    :class:`~bb_robot.model.errors.InvalidRobot`.
     """
     from bb_robot.urdf.builder import build_robot
     from bb_robot.urdf.parser import parse_string
@@ -283,8 +271,7 @@ def load_description_text(text: str, tip_link: str = "") -> LoadedModel:
             f"{PARAMETER_SOURCE}: SDF text is not accepted here; put the SDF file in model_dirs and set model"
         )
     robot = build_robot(parse_string(text, source=PARAMETER_SOURCE))
-    serial, note = _serial(robot, tip_link)
-    return LoadedModel(robot, text, "string", PARAMETER_SOURCE, serial, note, warnings=robot.warnings)
+    return LoadedModel(robot, text, "string", PARAMETER_SOURCE, warnings=robot.warnings)
 
 
 def load_model(
@@ -292,7 +279,6 @@ def load_model(
     model_dirs: Sequence[str],
     *,
     model_scope: str = "",
-    tip_link: str = "",
     package_share: PackageShare = ament_package_share,
 ) -> LoadedModel:
     """Resolve ``model`` (see :func:`resolve_model_path`) and load it.
@@ -300,7 +286,7 @@ def load_model(
     URDF: the file's text is published as is; xacro: the expanded text; SDF: the selected model
     (``model_scope``) converted to URDF.  ``model_scope`` with a URDF or xacro file is an error.
     Raises :class:`ModelSourceError` (:class:`ModelPathError`), the parsers' typed errors,
-    :class:`~bb_robot.model.errors.InvalidRobot`, or (with ``tip_link``) a serial-chain error.
+    :class:`~bb_robot.model.errors.InvalidRobot`.
     """
     from bb_robot.urdf.builder import build_robot
     from bb_robot.urdf.parser import parse_string
@@ -311,7 +297,7 @@ def load_model(
     data = read_document(path)
     kind = model_kind(path, data)
     if kind == "sdf":
-        return _load_sdf(path, model_scope, tip_link, model_dirs)
+        return _load_sdf(path, model_scope, model_dirs)
     if model_scope:
         raise ModelSourceError(f"{path}: model_scope '{model_scope}' applies to SDF files only; this is {kind.upper()}")
     if kind == "xacro":
@@ -321,23 +307,23 @@ def load_model(
         text = _decode(data, str(path))
         document = parse_string(data, source=str(path))
     robot = build_robot(document)
-    serial, note = _serial(robot, tip_link)
-    return LoadedModel(robot, text, kind, str(path), serial, note, warnings=robot.warnings)
+    return LoadedModel(robot, text, kind, str(path), warnings=robot.warnings)
 
 
-def _load_sdf(path: Path, model_scope: str, tip_link: str, model_dirs: Sequence[str]) -> LoadedModel:
+def _load_sdf(path: Path, model_scope: str, model_dirs: Sequence[str]) -> LoadedModel:
     """Load an SDF model or world through :mod:`bb_robot.sdf` and convert the robot to URDF.
 
     Includes are searched in the including file's directory, then in ``model_dirs``, then in
     ``GZ_SIM_RESOURCE_PATH`` / ``SDF_PATH`` of the node's environment.  In a world, the robot's
     root link is placed in the world frame (``world``) by a :class:`RootPlacement`.
     """
+    import numpy as np
+
     from bb_robot.model.kinematics import ForwardKinematics
     from bb_robot.sdf.loader import load_from_file
 
     result = load_from_file(path, model_scope, resource_paths=list(model_dirs), build_serial=False)
     robot = result.robot
-    serial, note = _serial(robot, tip_link)
     placement = None
     # A model joined to the world by a joint of its own has the world frame as its root link
     # already; otherwise, in a world, the root link is placed in it.
@@ -355,8 +341,6 @@ def _load_sdf(path: Path, model_scope: str, tip_link: str, model_dirs: Sequence[
         result.to_urdf(),
         "sdf",
         str(path),
-        serial,
-        note,
         placement=placement,
         scope=result.source_scope,
         warnings=tuple(result.warnings),

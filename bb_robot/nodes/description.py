@@ -12,9 +12,8 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
 import rclpy
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.clock import Clock, ClockType
@@ -26,13 +25,18 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
-from bb_robot.description.core import JointStateTf, PreparedModel, prepare, process_age, static_transforms
-from bb_robot.description.joint_states import RejectedMessage
 from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS, default_model_dirs
-from bb_robot.description.sources import load_description_text, load_model
-from bb_robot.description.tf_wire import TfWire, Transform, WireLayoutError
+from bb_robot.description.sources import LoadedModel, load_description_text, load_model
 from bb_robot.description.throttle import WarningThrottle
+from bb_robot.description.timing import process_age
 from bb_robot.errors import BbRobotError
+
+if TYPE_CHECKING:
+    from bb_robot.description.core import JointStateTf, PreparedModel
+    from bb_robot.description.tf_wire import TfWire, Transform
+
+# Imported after the first robot_description publication (they bring numpy and the message
+# packages with arrays): see DescriptionNode.__init__.
 
 NODE_NAME = "description"
 #: Seconds between checks for ~/tip_pose subscribers (the pose is computed only when there are some).
@@ -88,14 +92,11 @@ class DescriptionNode(Node):
     """Publishes ``robot_description``, ``/tf_static``, ``/tf``, ``~/serial_manipulator`` and ``~/tip_pose``."""
 
     def __init__(self, **kwargs: Any) -> None:
-        super().__init__(NODE_NAME, **kwargs)
-        from geometry_msgs.msg import PoseStamped, TransformStamped
-        from sensor_msgs.msg import JointState
-        from tf2_msgs.msg import TFMessage
+        """Declare the parameters, publish ``robot_description`` as early as possible, then the rest.
 
-        self._TFMessage = TFMessage
-        self._TransformStamped = TransformStamped
-        self._PoseStamped = PoseStamped
+        Raises :class:`StartupError` when the configured model cannot be loaded.
+        """
+        super().__init__(NODE_NAME, **kwargs)
         for spec in PARAMETERS:
             default = spec.default if spec.default is not None else default_model_dirs()
             value = list(default) if isinstance(default, tuple) else default
@@ -104,11 +105,41 @@ class DescriptionNode(Node):
         self._frame_prefix: str = self.get_parameter("frame_prefix").value
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
         self._frequency: float = self.get_parameter("publish_frequency").value
-
         # No QoS event handlers on the publishers: each is one more entity the executor waits on
         # for every message (a subscriber with incompatible QoS still reports it on its side).
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
         self._description_pub = self.create_publisher(String, "robot_description", LATCHED_QOS, event_callbacks=quiet)
+
+        # 1. the model, and robot_description as soon as the file is parsed and validated
+        model = self.get_parameter("model").value
+        text = self.get_parameter("robot_description").value
+        if model and text:
+            raise StartupError("both model and robot_description are set: set one of them")
+        active = "model" if model else "robot_description" if text else None
+        loaded: LoadedModel | None = None
+        if active is not None:
+            try:
+                loaded = self._load_source(active, self._config())
+            except BbRobotError as error:
+                raise StartupError(str(error)) from None
+            self._description_pub.publish(String(data=loaded.description))
+            age = process_age()
+            self.get_logger().info(
+                f"published robot_description of '{loaded.robot.name}' ({loaded.kind}, {loaded.source})"
+                + (f" {age:.3f} s after process start" if age is not None else "")
+            )
+
+        # 2. everything else
+        from geometry_msgs.msg import PoseStamped, TransformStamped
+        from sensor_msgs.msg import JointState
+        from tf2_msgs.msg import TFMessage
+
+        from bb_robot.description.joint_states import RejectedMessage
+
+        self._TFMessage = TFMessage
+        self._TransformStamped = TransformStamped
+        self._PoseStamped = PoseStamped
+        self._Rejected = RejectedMessage
         self._static_pub = self.create_publisher(TFMessage, "/tf_static", LATCHED_QOS, event_callbacks=quiet)
         self._tf_pub = self.create_publisher(TFMessage, "/tf", TF_QOS, event_callbacks=quiet)
         self._serial_pub = self.create_publisher(String, "~/serial_manipulator", LATCHED_QOS, event_callbacks=quiet)
@@ -130,28 +161,19 @@ class DescriptionNode(Node):
         self._timer: Any = None
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
 
-        model = self.get_parameter("model").value
-        text = self.get_parameter("robot_description").value
-        if model and text:
-            raise StartupError("both model and robot_description are set: set one of them")
-        active = "model" if model else "robot_description" if text else None
-        if active is None:
+        if loaded is None:
             self.get_logger().warning(
                 "no model: set the parameter 'model' (a file in model_dirs "
                 f"{list(self._model_dirs)}) or 'robot_description' (URDF text); waiting for one"
             )
         else:
+            from bb_robot.description.core import prepare
+
             try:
-                prepared = self._load(active, self._config())
+                prepared = prepare(loaded, self.get_parameter("tip_link").value)
             except BbRobotError as error:
                 raise StartupError(str(error)) from None
-            self._apply(active, prepared)
-            age = process_age()
-            loaded = prepared.loaded
-            self.get_logger().info(
-                f"published robot_description of '{prepared.robot_name}' ({loaded.kind}, {loaded.source})"
-                + (f" {age:.3f} s after process start" if age is not None else "")
-            )
+            self._apply(active, prepared, publish_description=False)
 
         self._topics = tuple(self.get_parameter("source_list").value or ())
         self._subscriptions_js = [
@@ -174,34 +196,37 @@ class DescriptionNode(Node):
         config.update({k: v for k, v in (changes or {}).items() if k in RELOAD_PARAMETERS})
         return config
 
-    def _load(self, active: str, config: dict[str, Any]) -> PreparedModel:
+    def _load_source(self, active: str, config: dict[str, Any]) -> LoadedModel:
         if active == "model":
-            loaded = load_model(
-                config["model"],
-                self._model_dirs,
-                model_scope=config["model_scope"],
-                tip_link=config["tip_link"],
-            )
-        else:
-            loaded = load_description_text(config["robot_description"], config["tip_link"])
-        return prepare(loaded)
+            return load_model(config["model"], self._model_dirs, model_scope=config["model_scope"])
+        return load_description_text(config["robot_description"])
 
-    def _apply(self, active: str | None, prepared: PreparedModel) -> None:
+    def _load(self, active: str, config: dict[str, Any]) -> PreparedModel:
+        from bb_robot.description.core import prepare
+
+        return prepare(self._load_source(active, config), config["tip_link"])
+
+    def _apply(self, active: str | None, prepared: PreparedModel, *, publish_description: bool = True) -> None:
         """Make ``prepared`` the current model and publish what is latched about it."""
         for warning in prepared.loaded.warnings:
             self.get_logger().warning(warning)
         held = prepared.held_warning()
         if held:
             self.get_logger().warning(held)
+        from bb_robot.description.core import JointStateTf
+
         self._active = active
         self._prepared = prepared
         self._state = JointStateTf(prepared.plan, self._state)
         self._clear_wires()
-        self._description_pub.publish(String(data=prepared.loaded.description))
+        if publish_description:
+            self._description_pub.publish(String(data=prepared.loaded.description))
         self._publish_latched_frames()
 
     def _publish_latched_frames(self) -> None:
         """``/tf_static`` and ``~/serial_manipulator`` (both carry frame names)."""
+        from bb_robot.description.core import static_transforms
+
         prepared = self._prepared
         if prepared is None:
             return
@@ -281,7 +306,7 @@ class DescriptionNode(Node):
         try:
             try:
                 updated = state.merge(msg.name, msg.position, len(msg.velocity), len(msg.effort))
-            except RejectedMessage as error:
+            except self._Rejected as error:
                 self._warn(
                     (topic, error.kind), f"rejected a JointState message on '{self._topic_name(topic)}': {error}"
                 )
@@ -310,6 +335,8 @@ class DescriptionNode(Node):
 
     def _flush(self, state: JointStateTf) -> None:
         stamp, self._pending_stamp = self._pending_stamp, None
+        import numpy as np
+
         updated = np.array(sorted(self._pending_updated), dtype=np.intp)
         self._pending_updated.clear()
         if stamp is not None:
@@ -325,7 +352,7 @@ class DescriptionNode(Node):
         if wire is not None:
             self._tf_pub.publish(wire.encode(sec, nanosec, rows))
         else:
-            values = rows.tolist() if isinstance(rows, np.ndarray) else rows
+            values = rows if isinstance(rows, list) else rows.tolist()
             frames = self._frames(state, edges)
             message = self._TFMessage(
                 transforms=[
@@ -369,6 +396,8 @@ class DescriptionNode(Node):
             return self._last_wire
         if len(self._wires) >= 32:
             self._clear_wires()
+        from bb_robot.description.tf_wire import TfWire, WireLayoutError
+
         try:
             wire: TfWire | None = TfWire(self._frames(state, edges), self._serialize, self._deserialize)
         except WireLayoutError as error:

@@ -8,9 +8,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bb_robot.description.core import JointStateTf, prepare, process_age, static_transforms
+from bb_robot.description.core import JointStateTf, prepare, static_transforms
 from bb_robot.description.sources import LoadedModel, RootPlacement, load_description_text, load_model
 from bb_robot.description.tf_plan import TfPlan
+from bb_robot.description.timing import process_age
+from bb_robot.errors import BbRobotError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS = [str(REPO_ROOT / "models")]
@@ -19,7 +21,7 @@ ARM = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_join
 
 @pytest.fixture(scope="module")
 def arm() -> LoadedModel:
-    return load_model("bb_arm.urdf", MODELS, tip_link="tcp")
+    return load_model("bb_arm.urdf", MODELS)
 
 
 def _children(state: JointStateTf, edges: np.ndarray) -> set[str]:
@@ -78,20 +80,26 @@ def test_static_transforms_are_prefixed_and_include_a_world_placement(arm: Loade
     ]
     pose = np.eye(4)
     pose[:3, 3] = (1.0, 2.0, 3.0)
-    placed = prepare(
-        LoadedModel(arm.robot, arm.description, "sdf", "x.sdf", None, placement=RootPlacement("world", pose))
-    )
+    placed = prepare(LoadedModel(arm.robot, arm.description, "sdf", "x.sdf", placement=RootPlacement("world", pose)))
     first = static_transforms(placed, "p/")[0]
     assert first[:3] == ("p/world", "p/base_link", (1.0, 2.0, 3.0)) and first[3] == (0.0, 0.0, 0.0, 1.0)
 
 
-def test_serial_text_and_held_warning(arm: LoadedModel) -> None:
-    prepared = prepare(arm)
+def test_serial_manipulator_with_and_without_tip_link(arm: LoadedModel) -> None:
+    prepared = prepare(arm, "tcp")
+    assert prepared.serial is not None and prepared.serial.tip_link == "tcp" and prepared.tip is not None
     assert json.loads(prepared.serial_text(""))["tip_link"] == "tcp"
     assert prepared.held_warning() is None
-    without = prepare(load_model("bb_arm.urdf", MODELS))
+    # two fingers make a tree: no chain without tip_link, and the published JSON says why
+    without = prepare(arm)
+    assert without.serial is None and without.tip is None
     note = json.loads(without.serial_text(""))
-    assert note["available"] is False and "tip_link" in note["reason"]
+    assert note["available"] is False and "tip_link" in note["reason"] and "left_finger" in note["reason"]
+    with pytest.raises(BbRobotError, match="nowhere"):
+        prepare(arm, "nowhere")
+
+
+def test_held_warning(arm: LoadedModel) -> None:
     floating = load_description_text(
         '<robot name="f"><link name="w"/><link name="b"/><joint name="free" type="floating">'
         '<parent link="w"/><child link="b"/></joint></robot>'

@@ -116,20 +116,10 @@ def test_model_uris_name_a_directory_in_model_dirs(models: Path) -> None:
 
 
 def test_urdf_is_published_as_its_own_text(models: Path) -> None:
-    loaded = load_model("sub/arm.urdf", [str(models)], tip_link="tcp")
+    loaded = load_model("sub/arm.urdf", [str(models)])
     assert loaded.description == BB_ARM.read_text()
     assert loaded.kind == "urdf" and loaded.source == str(models / "sub" / "arm.urdf")
-    assert loaded.serial is not None and loaded.serial.tip_link == "tcp"
-
-
-def test_without_tip_link_a_tree_has_no_serial_manipulator_and_says_why(models: Path) -> None:
-    loaded = load_model("sub/arm.urdf", [str(models)])
-    assert loaded.serial is None and loaded.serial_note and "tip_link" in loaded.serial_note
-
-
-def test_a_bad_tip_link_is_an_error(models: Path) -> None:
-    with pytest.raises(BbRobotError, match="nowhere"):
-        load_model("sub/arm.urdf", [str(models)], tip_link="nowhere")
+    assert loaded.robot.name == "bb_arm" and loaded.placement is None
 
 
 def test_xacro_is_published_expanded(models: Path) -> None:

@@ -217,8 +217,7 @@ def test_parameter_files_load_their_robot(path: Path) -> None:
         values["model"],
         [str(REPO_ROOT / "models")],
         model_scope=values.get("model_scope", ""),
-        tip_link=values.get("tip_link", ""),
         package_share=lambda package: str(REPO_ROOT),  # this checkout, not the installed copy
     )
-    prepare(loaded)
-    assert loaded.serial is not None, loaded.serial_note
+    prepared = prepare(loaded, values.get("tip_link", ""))
+    assert prepared.serial is not None, prepared.serial_note
