@@ -9,16 +9,16 @@ from __future__ import annotations
 
 import itertools
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from cpp_peer import Peer, PeerUnavailable, build_peer
+from gz_helpers import LOOPBACK, PeerFactory, TransportFactory
 
 from bb_robot.gz.builtin import BuiltinTransport
 from bb_robot.gz.messages import GzMessages, GzMessagesUnavailable, load_messages
 
-LOOPBACK = "127.0.0.1"
 SESSION = uuid.uuid4().hex[:8]
 _counter = itertools.count()
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
@@ -35,9 +35,6 @@ def messages() -> GzMessages:
         return load_messages(("descriptor set", "distribution"))
     except GzMessagesUnavailable as error:
         pytest.skip(str(error))
-
-
-TransportFactory = Callable[..., BuiltinTransport]
 
 
 @pytest.fixture
@@ -65,9 +62,6 @@ def peer_binary() -> Path:
         return build_peer(CACHE_DIR)
     except PeerUnavailable as error:
         pytest.skip(str(error))
-
-
-PeerFactory = Callable[..., Peer]
 
 
 @pytest.fixture

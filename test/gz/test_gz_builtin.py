@@ -5,44 +5,17 @@ mismatches."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
-from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conftest import LOOPBACK, TransportFactory
+from gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
 
 from bb_robot.gz import wire
 from bb_robot.gz.api import MessageInfo, create_transport
 from bb_robot.gz.builtin import BuiltinTransport
 from bb_robot.gz.messages import GzMessages
 from bb_robot.gz.wire import DiscoveryType
-
-TIMEOUT = 5.0
-
-
-def wait_until(predicate: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.01)
-    return True
-
-
-class Inbox:
-    def __init__(self) -> None:
-        self.items: list[tuple[Any, MessageInfo]] = []
-        self.lock = threading.Lock()
-
-    def __call__(self, message: Any, info: MessageInfo) -> None:
-        with self.lock:
-            self.items.append((message, info))
-
-    def values(self) -> list[Any]:
-        with self.lock:
-            return [m for m, _ in self.items]
 
 
 def test_publish_subscribe_and_message_info(

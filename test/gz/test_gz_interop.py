@@ -13,9 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import PeerFactory, TransportFactory
 from cpp_peer import TOPIC_TOOL, ign_env
-from test_builtin import Inbox, wait_until
+from gz_helpers import Inbox, PeerFactory, TransportFactory, wait_until
 
 from bb_robot.gz.messages import GzMessages
 
