@@ -574,3 +574,26 @@ def test_joint_states_wait_for_every_joint_and_leave_stale_ones_out(
     assert probe.spin_until(
         lambda: any(s.message == f"stale: {JOINTS[0]}" for a in driver.diagnostics for s in a.status), 10
     )
+
+
+def test_with_the_description_node_and_the_bundled_config(probe: Probe, start_node: StartNode) -> None:
+    """config/bb_arm.yaml for both nodes, as the launch files pass it: the driver takes its model
+    from the description node's robot_description, and its joint states drive the TF."""
+    config = str(REPO_ROOT / "config" / "bb_arm.yaml")
+    description = start_node({}, args=("--params-file", config))  # (both nodes log to one file: same namespace)
+    node = start_node(
+        {"autostart": True, "auto_arm": True},
+        namespace=description.namespace,
+        args=("--params-file", config),
+        module="bb_robot.nodes.driver",
+        node="driver",
+    )
+    driver = Driver(probe, node)
+    driver.wait_active()
+    assert "(string, robot_description topic)" in node.log()
+    # The config's watchdog (command_timeout 0.5 s) holds a one-off position command that takes
+    # longer; a trajectory is a live command until it ends.
+    target = gentle()
+    driver.publish(driver.trajectories, trajectory([(3.0, target)]))
+    driver.wait_positions(target)
+    assert description.alive()

@@ -1,0 +1,158 @@
+"""launch/driver.launch.py and the driver's sections of config/ name only what exists and what it declares.
+
+The approach and helpers are test_launch.py's (the description node's): where ``launch_ros`` is
+installed the launch file is loaded and inspected; here it is checked statically.  The driver
+sections (``/**/driver``) of every parameter file, ``config/worlds/`` included, may set only
+parameters the driver declares, for joints the robot has, with values of the declared type.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from test_launch import CONFIG_DIR, REPO_ROOT, LaunchFacts, _console_scripts, _flatten, _package_name
+
+from bb_robot.driver.backends.sim import SimBackend
+from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, is_declared
+
+LAUNCH_FILE = REPO_ROOT / "launch" / "driver.launch.py"
+NODE_NAME = "driver"
+#: What issue 5 asks the launch file to take (backend, robot name, rate, params file).
+REQUIRED_ARGUMENTS = {"backend", "robot_name", "rate", "config", "params_file", "model", "namespace"}
+SIM_PARAMETERS = {f"sim.{spec.name}" for spec in SimBackend.parameters()}
+CONFIG_FILES = sorted([*CONFIG_DIR.glob("*.yaml"), *CONFIG_DIR.glob("*/*.yaml")])
+#: The seed's world, given as the model argument of config/worlds/ur3e_world.yaml.
+UR3E_WORLD = REPO_ROOT.parent / "shared" / "corpus" / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+
+
+def _sections(path: Path, node: str) -> dict[str, Any]:
+    """The parameters a file gives ``node``, merged in file order (as rcl applies them)."""
+    data = yaml.safe_load(path.read_text()) or {}
+    merged: dict[str, Any] = {}
+    for pattern, body in data.items():
+        if str(pattern).rstrip("/").split("/")[-1] in ("**", "*", node) and isinstance(body, dict):
+            merged.update(body.get("ros__parameters") or {})
+    return merged
+
+
+def _driver_section(path: Path) -> dict[str, Any] | None:
+    data = yaml.safe_load(path.read_text()) or {}
+    for pattern, body in data.items():
+        if str(pattern).rstrip("/").split("/")[-1] == NODE_NAME:
+            return dict(body["ros__parameters"])
+    return None
+
+
+def test_launch_file_statically() -> None:
+    facts = LaunchFacts(LAUNCH_FILE)
+    assert REQUIRED_ARGUMENTS <= facts.arguments
+    assert facts.read <= facts.arguments, f"reads undeclared arguments {facts.read - facts.arguments}"
+    assert facts.package == _package_name()
+    scripts = _console_scripts()
+    assert facts.executable == NODE_NAME and facts.executable in scripts
+    module, function = scripts[facts.executable].split(":")
+    assert callable(getattr(importlib.import_module(module), function))
+    unknown = {name for name in facts.parameters if not is_declared(name)}
+    assert not unknown, f"the launch file sets parameters the driver does not declare: {unknown}"
+    assert {"backend", "robot_name", "rate", "autostart"} <= facts.parameters  # autostart: brought to active
+    assert (CONFIG_DIR / str(facts.default_config)).is_file()
+    assert facts.defaults.get("config") == facts.default_config
+
+
+@pytest.mark.parametrize("path", CONFIG_FILES, ids=lambda p: str(p.relative_to(CONFIG_DIR)))
+def test_driver_sections_set_only_declared_parameters(path: Path) -> None:
+    section = _driver_section(path)
+    if section is None:
+        pytest.skip(f"{path.name} has no driver section")
+    values = _sections(path, NODE_NAME)
+    joints = _joints(path, values)
+    given = {name for name in _flatten("", section)}
+    unknown = {name for name in given if not is_declared(name, joints, backend_parameters=SIM_PARAMETERS)}
+    assert not unknown, f"{path.name} sets parameters the driver does not declare (joints {joints}): {unknown}"
+    flat = {name: _lookup(section, name) for name in given}
+    for spec in PARAMETERS:
+        if spec.name in flat:
+            _check_type(spec.type, flat[spec.name], f"{path.name}: {spec.name}")
+            if spec.choices:
+                assert flat[spec.name] in spec.choices, f"{path.name}: {spec.name}"
+    for name, value in flat.items():
+        pattern = next(
+            (
+                s
+                for s in JOINT_PARAMETERS
+                if s.name.split("<joint>")[0] in name and name.endswith(s.name.split("<joint>")[1])
+            ),
+            None,
+        )
+        if pattern is not None:
+            _check_type(pattern.type, value, f"{path.name}: {name}")
+
+
+def _lookup(section: dict[str, Any], dotted: str) -> Any:
+    value: Any = section
+    for part in dotted.split("."):
+        value = value[part]
+    return value
+
+
+def _check_type(kind: str, value: Any, where: str) -> None:
+    expected = {"double": (float,), "integer": (int,), "bool": (bool,), "string": (str,)}.get(kind)
+    if expected is not None:
+        assert isinstance(value, expected) and not (kind != "bool" and isinstance(value, bool)), (
+            f"{where}: {value!r} is not a {kind} (a ROS parameter keeps the type it is declared with)"
+        )
+
+
+def _joints(path: Path, values: dict[str, Any]) -> tuple[str, ...] | None:
+    """The joints the driver drives with this file (``None`` where the model is not known here)."""
+    from bb_robot.driver.model import driven_joints, load_model_file
+
+    model = values.get("model") or _sections(path, "description").get("model")
+    if not model:
+        if path.name == "ur3e_world.yaml" and UR3E_WORLD.is_file():
+            model = str(UR3E_WORLD)
+        else:
+            return None
+    model = str(model).replace("package://bb_robot/", f"{REPO_ROOT}/")
+    loaded = load_model_file(model, [str(REPO_ROOT / "models")], values.get("model_scope", ""))
+    return driven_joints(loaded.robot, values.get("joints") or [])
+
+
+def test_the_bundled_arm_and_the_ur3e_world_have_driver_sections() -> None:
+    assert _driver_section(CONFIG_DIR / "bb_arm.yaml") is not None
+    assert _driver_section(CONFIG_DIR / "worlds" / "ur3e_world.yaml") is not None
+    assert _sections(CONFIG_DIR / "bb_arm.yaml", NODE_NAME)["model"] == ""  # the robot_description topic
+
+
+@pytest.mark.skipif(not UR3E_WORLD.is_file(), reason="the shared corpus (sas_robot_driver_gazebo) is absent")
+def test_ur3e_world_config_names_the_worlds_joints() -> None:
+    values = _sections(CONFIG_DIR / "worlds" / "ur3e_world.yaml", NODE_NAME)
+    joints = _joints(CONFIG_DIR / "worlds" / "ur3e_world.yaml", values)
+    assert joints is not None and set(values["joint_limits"]) == set(joints)
+    assert values["robot_name"] == "ur3e"
+
+
+@pytest.mark.skipif(importlib.util.find_spec("launch_ros") is None, reason="launch_ros is not installed here")
+def test_launch_file_loads_with_launch_ros() -> None:  # pragma: no cover - needs a ROS 2 install
+    from launch import LaunchContext
+    from launch.actions import DeclareLaunchArgument, OpaqueFunction
+
+    spec = importlib.util.spec_from_file_location("driver_launch", LAUNCH_FILE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    description = module.generate_launch_description()
+    declared = [e for e in description.entities if isinstance(e, DeclareLaunchArgument)]
+    assert REQUIRED_ARGUMENTS <= {a.name for a in declared}
+    context = LaunchContext()
+    for argument in declared:
+        context.launch_configurations[argument.name] = argument.default_value[0].perform(context)
+    context.launch_configurations["rate"] = "1000"
+    (opaque,) = [e for e in description.entities if isinstance(e, OpaqueFunction)]
+    (node,) = opaque.execute(context)
+    assert node.node_package == _package_name() and node.node_executable == NODE_NAME
