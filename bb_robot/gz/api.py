@@ -16,6 +16,7 @@ Callbacks run on a background thread of the transport: keep them short (store th
 from __future__ import annotations
 
 import logging
+import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -216,6 +217,16 @@ class GzTransport(ABC):
     @abstractmethod
     def publishers(self, topic: str) -> list[tuple[str, str]]:
         """``(type name, address)`` of the remote publishers of ``topic`` in this partition."""
+
+    def wait_for_publishers(self, topic: str, timeout: float, type_name: str | None = None) -> bool:
+        """Wait up to ``timeout`` s for a remote publisher of ``topic`` (of ``type_name`` if given)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            if any(type_name is None or found == type_name for found, _ in self.publishers(topic)):
+                return True
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.02)
 
     @abstractmethod
     def diagnostics(self) -> Diagnostics:

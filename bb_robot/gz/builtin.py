@@ -629,17 +629,6 @@ class BuiltinTransport(GzTransport):
         full = self.full_name(topic)
         return [(pub.type_name, pub.address) for pub in self.discovery.publishers(full)]
 
-    def wait_for_publishers(self, topic: str, timeout: float, type_name: str | None = None) -> bool:
-        """Wait up to ``timeout`` s for a publisher of ``topic`` (of ``type_name`` if given)."""
-        deadline = time.monotonic() + timeout
-        while True:
-            found = [t for t, _ in self.publishers(topic) if type_name is None or t == type_name]
-            if found:
-                return True
-            if time.monotonic() >= deadline:
-                return False
-            time.sleep(0.02)
-
     def wait_for_subscribers(self, topic: str, timeout: float) -> bool:
         """Wait up to ``timeout`` s for a subscriber of ``topic`` that data reaches (see ``has_connections``)."""
         deadline = time.monotonic() + timeout

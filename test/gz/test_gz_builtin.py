@@ -39,6 +39,8 @@ def test_publish_subscribe_and_message_info(
     )
     assert info.publisher_address == a.address and a.address.startswith(f"tcp://{LOOPBACK}:")
     assert b.topic_list() == ["/model/arm/joint/j1/0/cmd_pos"]
+    assert b.wait_for_publishers("/model/arm/joint/j1/0/cmd_pos", 1.0, "gz.msgs.Double")
+    assert not b.wait_for_publishers("/model/arm/joint/j1/0/cmd_pos", 0.05, "gz.msgs.Float")
     assert b.publishers("/model/arm/joint/j1/0/cmd_pos") == [("gz.msgs.Double", a.address)]
     with pytest.raises(TypeError):
         publisher.publish(messages.new("gz.msgs.Float", data=1.0))
