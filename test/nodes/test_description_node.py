@@ -39,6 +39,7 @@ def installed_arm() -> Path:
 
     return Path(default_model_dirs()[0]) / "bb_arm.urdf"
 
+
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATIC = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
@@ -582,3 +583,35 @@ def _models(result: dict[str, Any]) -> list[dict[str, Any]]:
     from libsdformat_reference import models
 
     return list(models(result))
+
+
+def test_queued_joint_states_are_taken_in_one_round_each_answered_in_order(probe: Probe) -> None:
+    """The node takes the messages queued behind the one the executor hands it (fewer executor
+    rounds than messages), and still answers each one, in order.  The node runs in this process
+    here, so that the rounds can be counted."""
+    from rclpy.parameter import Parameter
+
+    from bb_robot.nodes.description import DescriptionNode
+
+    node = DescriptionNode(
+        context=probe.context, namespace="/drain", parameter_overrides=[Parameter("model", value="bb_arm.urdf")]
+    )
+    rounds = []
+    original = node._on_joint_states
+    node._on_joint_states = lambda msg, topic: (rounds.append(1), original(msg, topic))  # type: ignore[method-assign]
+    probe.executor.add_node(node)
+    try:
+        tf, subscription = probe.subscription(TFMessage, "/tf", VOLATILE)
+        publisher = probe.node.create_publisher(JointState, "/drain/joint_states", VOLATILE)
+        probe.wait_for_subscribers(publisher)
+        assert probe.spin_until(lambda: subscription.get_publisher_count() > 0)
+        msg = JointState(name=["elbow_joint"], position=[0.5])
+        for i in range(50):
+            msg.header.stamp.sec = 7000 + i
+            publisher.publish(msg)
+        assert probe.spin_until(lambda: len(tf) >= 50), f"{len(tf)} of 50 answered"
+        assert [m.transforms[0].header.stamp.sec for m in tf] == list(range(7000, 7050))
+        assert len(rounds) < 50
+    finally:
+        probe.executor.remove_node(node)
+        node.destroy_node()
