@@ -124,6 +124,8 @@ class DescriptionNode(Node):
                 loaded = self._load_source(active, self._config())
             except BbRobotError as error:
                 raise StartupError(str(error)) from None
+            except Exception as error:  # noqa: BLE001 - reported like the others, with its type
+                raise StartupError(f"{type(error).__name__}: {error}") from error
             self._description_pub.publish(String(data=loaded.description))
             age = process_age()
             self.get_logger().info(
@@ -269,9 +271,10 @@ class DescriptionNode(Node):
             return SetParametersResult(successful=True)
         try:
             prepared = self._load(active, config)
-        except BbRobotError as error:
-            self.get_logger().error(f"rejected the new parameters, keeping the current model: {error}")
-            return SetParametersResult(successful=False, reason=str(error))
+        except Exception as error:  # noqa: BLE001 - whatever fails, the node keeps its model and runs on
+            reason = str(error) if isinstance(error, BbRobotError) else f"{type(error).__name__}: {error}"
+            self.get_logger().error(f"rejected the new parameters, keeping the current model: {reason}")
+            return SetParametersResult(successful=False, reason=reason)
         self._pending = (active, prepared)
         return SetParametersResult(successful=True)
 
