@@ -38,6 +38,7 @@ from .elements import (
     Transmission,
     Visual,
 )
+from .importer import import_sdf, import_urdf, python_source_for
 
 __all__ = [
     "POSITION_INTERFACE",
@@ -62,4 +63,7 @@ __all__ = [
     "Sphere",
     "Transmission",
     "Visual",
+    "import_sdf",
+    "import_urdf",
+    "python_source_for",
 ]

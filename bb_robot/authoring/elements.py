@@ -81,6 +81,8 @@ class AuthoringError(BbRobotError, ValueError):
 # ------------------------------------------------------------------------------ checks
 def _number(where: str, value: object) -> float:
     """``value`` as a finite float, or AuthoringError naming ``where``."""
+    if type(value) is float and math.isfinite(value):  # the common case, fast
+        return value
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise AuthoringError(f"{where}: {value!r} is not a number")
     number = float(value)
@@ -105,7 +107,7 @@ def _optional_non_negative(where: str, value: object) -> float | None:
 
 
 def _vector(where: str, value: object, count: int) -> tuple[float, ...]:
-    if isinstance(value, (str, bytes)) or not isinstance(value, Iterable):
+    if not isinstance(value, (tuple, list)) and (isinstance(value, (str, bytes)) or not isinstance(value, Iterable)):
         raise AuthoringError(f"{where}: {value!r} is not a sequence of {count} numbers")
     items = tuple(value)
     if len(items) != count:
@@ -835,8 +837,9 @@ class Robot:
     names; every joint's parent and child defined (a parent :data:`WORLD` may be left
     undefined: the world anchor); the links form one tree (one parent joint per link, no
     loops, one root).  Left as written, like URDF parsers do, and reported by
-    :meth:`to_model`: a mimic of a joint the robot does not define and a transmission of
-    one (both occur in cut-down descriptions).
+    :meth:`to_model`: a mimic of a joint the robot does not define (cut-down descriptions
+    have them) or mimics following each other in a loop, and a transmission of an undefined
+    joint (which the model skips with a warning).
 
     ``materials``: ``None`` (the default) defines every named material with a colour or
     texture that the visuals use once at the top and references it by name (two different
