@@ -304,3 +304,17 @@ def test_world_plugins() -> None:
     assert len(publishers) == 1 and publishers[0].filename == "gz-sim-joint-state-publisher-system"
     names = {p.name for p in result.world.world_plugins}
     assert "gz::sim::systems::Physics" in names and "gz::sim::systems::SceneBroadcaster" in names
+
+
+@pytest.mark.parametrize("name", ["bb_arm", "bb_gripper", "bb_pan_tilt"])
+def test_peers_accept_the_bundled_urdfs(name: str) -> None:
+    """urdf_parser_py (strict about required attributes) and Pinocchio read the generated files."""
+    text = (MODELS / f"{name}.urdf").read_text(encoding="utf-8")
+    robot = load_urdf(MODELS / f"{name}.urdf")
+    urdf = pytest.importorskip("urdf_parser_py.urdf", reason="PyPI urdf-parser-py is not installed")
+    parsed = urdf.URDF.from_xml_string(text.encode())
+    assert sorted(link.name for link in parsed.links) == sorted(robot.links)
+    assert len(parsed.transmissions) == len(robot.actuators)
+    pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI `pin`) is not installed")
+    model = pin.buildModelFromXML(text)
+    assert {n for n in model.names if n != "universe"} == {n for n, j in robot.joints.items() if j.type != "fixed"}

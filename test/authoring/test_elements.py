@@ -459,3 +459,31 @@ def test_lookups() -> None:
         robot.link("zzz")
     with pytest.raises(KeyError):
         robot.joint("zzz")
+
+
+def test_peers_read_the_documents() -> None:
+    """urdf_parser_py and Pinocchio accept what the elements write: limits, dynamics, safety
+    controller, mimic, materials, a transmission."""
+    urdf = pytest.importorskip("urdf_parser_py.urdf", reason="PyPI urdf-parser-py is not installed")
+    pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI `pin`) is not installed")
+    shell = Material("shell", rgba=(0.2, 0.3, 0.4, 1.0))
+    links = [
+        Link(name, visuals=[Visual(Box((0.1, 0.1, 0.1)), material=shell)], inertial=Inertial.from_sphere(1.0, 0.05))
+        for name in ("base", "a", "b", "c", "d")
+    ]
+    joints = [
+        Joint("j1", "revolute", "base", "a", Origin((0, 0, 0.1)), (0, 0, 1), LIMIT, Dynamics(0.1, 0.2),
+              safety_controller=SafetyController(1.0, 2.0, -0.9, 0.9)),
+        Joint("j2", "prismatic", "a", "b", axis=(1, 0, 0), limit=LIMIT, mimic=Mimic("j1", 0.5, 0.1)),
+        Joint("j3", "continuous", "b", "c", Origin(rpy=(0.1, 0.2, 0.3)), axis=(0, 1, 0)),
+        Joint("j4", "fixed", "c", "d", Origin((0.5, 0, 0))),
+    ]  # fmt: skip
+    robot = Robot("peers", links, joints, [Transmission("t1", "j1", "m1", 50.0, 0.25)])
+    text = robot.to_urdf()
+    parsed = urdf.URDF.from_xml_string(text.encode())
+    assert [j.name for j in parsed.joints] == ["j1", "j2", "j3", "j4"]
+    assert parsed.joints[0].safety_controller.k_position == 2.0
+    assert parsed.joints[1].mimic.multiplier == 0.5
+    assert parsed.transmissions[0].actuators[0].mechanicalReduction == 50.0
+    model = pin.buildModelFromXML(text)
+    assert {n for n in model.names if n != "universe"} == {"j1", "j2", "j3"}
