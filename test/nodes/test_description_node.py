@@ -114,8 +114,8 @@ class Session:
         for _ in range(int(TIMEOUT / 0.5)):
             ns = self.send(names, positions, topic, stamp=stamp)
             if self.probe.spin_until(lambda ns=ns: bool(self.tf_at(ns)), 0.5):
-                self.probe.spin_for(0.1)
-                return self.tf_at(ns)
+                # the first answer (a busy node may answer a resent message twice)
+                return next(list(m.transforms) for m in self.tf if m.transforms and stamp_ns(m.transforms[0]) == ns)
         raise AssertionError(f"no /tf for the joint state:\n{self.node.log()}")
 
 
