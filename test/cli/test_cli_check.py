@@ -94,7 +94,7 @@ def test_include_cycle_names_the_include_that_closes_it(
     result = run_cli("check", "--json", path, *resource_args(corpus_resource_paths), timeout=60)
     assert result.returncode == 1, result
     (error,) = result.json()["errors"]
-    included = corpus_dir / "synthetic/resources/self_include/model.sdf"
+    included = (corpus_dir / "synthetic/resources/self_include/model.sdf").resolve()  # the loader resolves paths
     assert error["element"] == "include"
     assert error["line"] == line_of(included, "<include>")
     assert f"{included}:{error['line']}" in error["message"] and "includes itself" in error["message"]
@@ -228,3 +228,25 @@ def test_unreadable_inputs_give_json_with_the_reason(run_cli: RunCli, tmp_path: 
     (error,) = data["errors"]
     assert error["message"].startswith(f"{path}: ") and words in error["message"]
     assert (error["line"], error["element"]) == (None, None)
+
+
+def test_an_sdf_kinematic_loop_is_located_at_the_joint_closing_it(run_cli: RunCli, tmp_path: Path) -> None:
+    path = tmp_path / "loop.sdf"
+    path.write_text(
+        '<?xml version="1.0"?>\n<sdf version="1.9">\n  <model name="looped">\n'
+        '    <link name="a"/>\n    <link name="b"/>\n    <link name="c"/>\n'
+        + "".join(
+            f'    <joint name="{p}{c}" type="revolute"><parent>{p}</parent><child>{c}</child>'
+            "<axis><xyz>0 0 1</xyz></axis></joint>\n"
+            for p, c in ("ab", "bc", "ca")
+        )
+        + "  </model>\n</sdf>\n"
+    )
+    result = run_cli("check", "--json", path)
+    assert result.returncode == 1
+    data = result.json()
+    assert data["robot"] == "looped"
+    assert [(e["line"], e["element"]) for e in data["errors"]] == [
+        (line_of(path, "<model"), "model"),
+        (line_of(path, 'name="ca"'), "joint"),
+    ]
