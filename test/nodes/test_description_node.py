@@ -615,3 +615,33 @@ def test_queued_joint_states_are_taken_in_one_round_each_answered_in_order(probe
     finally:
         probe.executor.remove_node(node)
         node.destroy_node()
+
+
+def test_use_sim_time_stamps_from_clock(probe: Probe, start_node: StartNode) -> None:
+    """rclpy's own use_sim_time: with ignore_timestamp the node's clock, hence /clock, stamps /tf."""
+    from rosgraph_msgs.msg import Clock
+
+    s = session(probe, start_node, {"model": "bb_arm.urdf", "ignore_timestamp": True, "use_sim_time": True})
+    s.wait_static()
+    clock = probe.node.create_publisher(Clock, "/clock", VOLATILE)
+    tick = Clock()
+    tick.clock.sec = 4242
+    for _ in range(int(TIMEOUT)):
+        clock.publish(tick)
+        s.send(["elbow_joint"], [0.1])
+        if probe.spin_until(lambda: any(m.transforms[0].header.stamp.sec == 4242 for m in s.tf), 1.0):
+            break
+    assert any(m.transforms[0].header.stamp.sec == 4242 for m in s.tf), s.node.log()
+
+
+def test_joint_state_qos_can_be_overridden_for_best_effort_sources(probe: Probe, start_node: StartNode) -> None:
+    namespace = "/qos_override"
+    node = start_node(
+        {"model": "bb_arm.urdf", f"qos_overrides.{namespace}/joint_states.subscription.reliability": "best_effort"},
+        namespace=namespace,
+    )
+    s = Session(probe, node, joint_topics=())
+    best_effort = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
+    s.publishers["joint_states"] = probe.node.create_publisher(JointState, f"{namespace}/joint_states", best_effort)
+    s.wait_static()
+    assert {t.child_frame_id for t in s.exchange(["elbow_joint"], [0.2])} == {"forearm_link"}
