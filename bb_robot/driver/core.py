@@ -109,6 +109,8 @@ class Execution:
         self.outcome: Outcome | None = None
         self.feedback: Feedback | None = None
         self.started = False
+        #: Set by whoever asked the core to cancel it (so that it asks once).
+        self.cancel_sent = False
         self.monitor = GoalMonitor(trajectory, tolerances) if tolerances is not None else None
 
     def finish(self, outcome: Outcome) -> None:

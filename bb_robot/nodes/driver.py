@@ -7,16 +7,17 @@ decisions (checking and limiting commands, trajectories and tolerances, arming, 
 the control loop on its own thread, the backends) are made in :mod:`bb_robot.driver`, which
 the tests exercise without ROS.
 
-Threads: a multi-threaded executor runs the ROS callbacks, which only check commands and
-queue them; the control loop runs on a thread of its own at ``rate`` on absolute deadlines;
-the publishers read the loop's latest snapshot at ``publish_rate``.
+Threads: one executor thread runs every ROS callback (rclpy's C++ ``EventsExecutor`` where
+available: a sixth of the CPU per message of the multi-threaded executor); callbacks only
+check commands and queue them, and a ``FollowJointTrajectory`` goal is a coroutine that
+waits without blocking.  The control loop runs on a thread of its own at ``rate`` on absolute
+deadlines; the publishers read the loop's latest snapshot at ``publish_rate``.
 """
 
 from __future__ import annotations
 
 import os
 import sys
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -25,12 +26,12 @@ import numpy as np
 import rclpy
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.action import ActionServer, CancelResponse, GoalResponse
-from rclpy.callback_groups import MutuallyExclusiveCallbackGroup, ReentrantCallbackGroup
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException, MultiThreadedExecutor
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from rclpy.task import Future
 
 from bb_robot.description.parameters import default_model_dirs
 from bb_robot.description.throttle import WarningThrottle
@@ -49,7 +50,7 @@ from bb_robot.driver.model import (
     mimic_sources,
 )
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, ParameterSpec, joint_parameter
-from bb_robot.driver.tolerances import JointToleranceSpec, ToleranceDefaults, resolve_tolerances
+from bb_robot.driver.tolerances import JointToleranceSpec, Outcome, ToleranceDefaults, resolve_tolerances
 from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
@@ -119,6 +120,7 @@ class Session:
         self.bound: dict[str, float] = {}
         self.entities: list[tuple[str, Any]] = []
         self.timers: list[Any] = []
+        self.goal_timer: Any = None
         self.action_server: ActionServer | None = None
         self.publishers: dict[str, Any] = {}
         self.last_stamp = -1
@@ -142,15 +144,12 @@ class DriverNode(LifecycleNode):
         self._String, self._DiagnosticArray = String, DiagnosticArray
         for spec in PARAMETERS:
             self.declare_parameter(spec.name, _initial(spec), _descriptor(spec))
-        self._callback_scheduling = _callback_threads_realtime(int(self.get_parameter("realtime_priority").value))
+        self._callback_scheduling = "normal"
         self._throttle = WarningThrottle(5.0)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._session: Session | None = None
-        self._commands_group = MutuallyExclusiveCallbackGroup()
-        self._timers_group = MutuallyExclusiveCallbackGroup()
-        self._diagnostics_group = MutuallyExclusiveCallbackGroup()
-        self._description_group = MutuallyExclusiveCallbackGroup()
-        self._action_group = ReentrantCallbackGroup()
+        #: Goals being executed: the execution, its goal handle, the future its coroutine awaits.
+        self._goals: list[tuple[Execution, Any, Future]] = []
 
         self._backend_name = str(self.get_parameter("backend").value)
         self._backend_class: type[Backend] | None = None
@@ -162,29 +161,27 @@ class DriverNode(LifecycleNode):
             self._backend_error = str(error)
             self.get_logger().error(f"{error}; configure will fail")
         if self._backend_class is not None:
+            # Under the backend's own name (``sim.initial_positions``), also when it was selected as
+            # ``package.module:Class``.
+            prefix = self._backend_class.name or self._backend_name.rsplit(":", 1)[-1]
             for spec in self._backend_class.parameters():
-                name = f"{self._backend_name}.{spec.name}"
+                name = f"{prefix}.{spec.name}"
                 self.declare_parameter(name, _initial(spec), _descriptor(spec, name))
                 self._backend_parameters.append(name)
 
         self._arm_state_pub = self.create_publisher(String, "~/arm_state", LATCHED_QOS)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", DEFAULT_QOS)
-        self._diagnostics_timer = self.create_timer(
-            DIAGNOSTICS_PERIOD, self._publish_diagnostics, callback_group=self._diagnostics_group, clock=self._steady
-        )
+        self._diagnostics_timer = self.create_timer(DIAGNOSTICS_PERIOD, self._publish_diagnostics, clock=self._steady)
         self._description: str | None = None
-        self._description_event = threading.Event()
         if not self.get_parameter("model").value:
             self._description_sub = self.create_subscription(
-                String, "robot_description", self._on_description, LATCHED_QOS, callback_group=self._description_group
+                String, "robot_description", self._on_description, LATCHED_QOS
             )
         self.add_on_set_parameters_callback(self._on_set_parameters)
         self.add_post_set_parameters_callback(self._after_set_parameters)
         self._autostart_timer: Any = None
         if self.get_parameter("autostart").value:
-            self._autostart_timer = self.create_timer(
-                0.0, self._autostart, callback_group=self._timers_group, clock=self._steady
-            )
+            self._autostart_timer = self.create_timer(0.01, self._autostart, clock=self._steady)
 
     # ------------------------------------------------------------------ helpers
     @property
@@ -210,9 +207,10 @@ class DriverNode(LifecycleNode):
             return name
 
     def _autostart(self) -> None:
-        if self._autostart_timer is not None:
-            self.destroy_timer(self._autostart_timer)
-            self._autostart_timer = None
+        timer, self._autostart_timer = self._autostart_timer, None
+        if timer is None:
+            return  # a second call already queued by the executor
+        timer.cancel()
         if self.trigger_configure() != TransitionCallbackReturn.SUCCESS:
             self.get_logger().error("autostart: configure failed; the node stays unconfigured")
         elif self.trigger_activate() != TransitionCallbackReturn.SUCCESS:
@@ -221,7 +219,6 @@ class DriverNode(LifecycleNode):
     def _on_description(self, msg: Any) -> None:
         changed = self._description is not None and msg.data != self._description
         self._description = msg.data
-        self._description_event.set()
         if changed and self._session is not None:
             self.get_logger().warning(
                 "robot_description changed; the driver keeps the model it was configured with "
@@ -256,12 +253,21 @@ class DriverNode(LifecycleNode):
             )
         else:
             timeout = float(self.get_parameter("description_timeout").value)
-            if not self._description_event.wait(timeout):
+            if self._description is None:
+                # Configure runs in the executor thread: wait on a subscription of its own.
+                from rclpy.wait_for_message import wait_for_message
+                from std_msgs.msg import String
+
+                received, message = wait_for_message(
+                    String, self, "robot_description", qos_profile=LATCHED_QOS, time_to_wait=timeout
+                )
+                if received and message is not None and self._description is None:
+                    self._description = message.data
+            if self._description is None:
                 raise ModelError(
                     f"no robot_description message on '{self._topic('robot_description')}' within {timeout:g} s "
                     "(start the description node, or set the model parameter)"
                 )
-            assert self._description is not None
             loaded = load_model_text(self._description)
         for warning in loaded.warnings:
             self.get_logger().warning(warning)
@@ -273,6 +279,7 @@ class DriverNode(LifecycleNode):
         self._declare_joint_parameters(session)
         limits = self._effective_limits(session)
         options = {name.split(".", 1)[1]: self.get_parameter(name).value for name in self._backend_parameters}
+        # (backend parameters are named <backend name>.<parameter>; backend names have no dot)
         backend = self._backend_class(
             BackendContext(
                 robot=session.robot,
@@ -398,7 +405,6 @@ class DriverNode(LifecycleNode):
                         topic,
                         lambda msg, mode=mode, resolved=resolved: self._on_array(msg, mode, resolved),
                         SAS_QOS,
-                        callback_group=self._commands_group,
                     ),
                 )
             )
@@ -420,7 +426,6 @@ class DriverNode(LifecycleNode):
                     "~/joint_commands",
                     lambda msg: self._on_joint_commands(msg, commands),
                     DEFAULT_QOS,
-                    callback_group=self._commands_group,
                 ),
             )
         )
@@ -432,7 +437,6 @@ class DriverNode(LifecycleNode):
                     "~/joint_trajectory",
                     lambda msg: self._on_trajectory(msg, trajectories),
                     DEFAULT_QOS,
-                    callback_group=self._commands_group,
                 ),
             )
         )
@@ -450,8 +454,8 @@ class DriverNode(LifecycleNode):
             execute_callback=self._execute_goal,
             goal_callback=lambda goal: GoalResponse.ACCEPT,
             cancel_callback=lambda goal_handle: CancelResponse.ACCEPT,
-            callback_group=self._action_group,
         )
+        self._start_goal_monitor(session)
         self._publish_limits(session)
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -459,8 +463,11 @@ class DriverNode(LifecycleNode):
         if session is None or session.core is None:
             return TransitionCallbackReturn.FAILURE
         rate = float(self.get_parameter("rate").value)
+        priority = int(self.get_parameter("realtime_priority").value)
+        if priority > 0:
+            self._callback_scheduling = _executor_thread_scheduling(priority)
         try:
-            session.core.start(rate, int(self.get_parameter("realtime_priority").value))
+            session.core.start(rate, priority)
         except Exception as error:  # noqa: BLE001 - reported as a failed transition
             self.get_logger().error(f"activate failed: {error}")
             return TransitionCallbackReturn.FAILURE
@@ -483,14 +490,14 @@ class DriverNode(LifecycleNode):
         for timer in session.timers:
             self.destroy_timer(timer)
         period = 1.0 / float(self.get_parameter("publish_rate").value)
-        session.timers = [
-            self.create_timer(period, self._publish_state, callback_group=self._timers_group, clock=self._steady)
-        ]
+        session.timers = [self.create_timer(period, self._publish_state, clock=self._steady)]
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         session = self._session
         if session is not None and session.core is not None:
             session.core.stop()
+            if self._callback_scheduling != "normal":
+                self._callback_scheduling = _executor_thread_scheduling(0)
             for timer in session.timers:
                 self.destroy_timer(timer)
             session.timers = []
@@ -525,6 +532,9 @@ class DriverNode(LifecycleNode):
                 core.cancel(core.execution, "the driver was cleaned up")
         for timer in session.timers:
             self.destroy_timer(timer)
+        self._monitor_goals()  # ends the goals of this session (the core is being released)
+        if session.goal_timer is not None:
+            self.destroy_timer(session.goal_timer)
         if session.action_server is not None:
             session.action_server.destroy()
         destroy: dict[str, Any] = {
@@ -610,6 +620,8 @@ class DriverNode(LifecycleNode):
             self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in session.joints))
         if "publish_rate" in names and session.timers:
             self._start_publish_timer(session)
+        if "action_monitor_rate" in names:
+            self._start_goal_monitor(session)
 
     # ------------------------------------------------------------------ commands
     def _on_array(self, msg: Any, mode: CommandMode, topic: str) -> None:
@@ -677,7 +689,9 @@ class DriverNode(LifecycleNode):
             self._warn((topic, "trajectory", str(error)), f"rejected a trajectory on '{topic}': {error}")
 
     # ------------------------------------------------------------------ the action
-    def _execute_goal(self, goal_handle: Any) -> Any:
+    async def _execute_goal(self, goal_handle: Any) -> Any:
+        """A goal's whole life, as a coroutine: it awaits the end of its execution without
+        blocking the executor (the goal monitor timer resolves the future it awaits)."""
         from control_msgs.action import FollowJointTrajectory
 
         result_type = FollowJointTrajectory.Result
@@ -715,7 +729,24 @@ class DriverNode(LifecycleNode):
         self.get_logger().info(
             f"{source} accepted: {len(trajectory.point_times)} points over {trajectory.duration:.3f} s"
         )
-        return self._follow(goal_handle, execution, core, result_type)
+        finished: Future = Future()
+        self._goals.append((execution, goal_handle, finished))
+        self._monitor_goals()
+        await finished
+        outcome = execution.outcome
+        assert outcome is not None
+        try:
+            if outcome.status == "succeeded":
+                goal_handle.succeed()
+            elif outcome.status == "canceled" and goal_handle.is_cancel_requested:
+                goal_handle.canceled()
+            else:
+                goal_handle.abort()
+        except Exception as error:  # noqa: BLE001 - the action server may be gone (cleanup)
+            self.get_logger().debug(f"could not report the goal's end: {error!r}")
+        if outcome.status != "succeeded":
+            self.get_logger().info(f"{execution.source} {outcome.status}: {outcome.message}")
+        return result_type(error_code=outcome.code, error_string=outcome.message)
 
     def _tolerance_defaults(self, session: Session) -> ToleranceDefaults:
         return ToleranceDefaults(
@@ -725,30 +756,34 @@ class DriverNode(LifecycleNode):
             goal_time=float(self.get_parameter("constraints.goal_time").value),
         )
 
-    def _follow(self, goal_handle: Any, execution: Execution, core: DriverCore, result_type: Any) -> Any:
+    def _monitor_goals(self) -> None:
+        """At ``action_monitor_rate``: feedback, cancel requests, and the end of each goal."""
+        if not self._goals:
+            return
         from control_msgs.action import FollowJointTrajectory
 
-        period = 1.0 / float(self.get_parameter("action_monitor_rate").value)
-        cancel_sent = False
-        while not execution.done.wait(period):
-            if goal_handle.is_cancel_requested and not cancel_sent:
-                core.cancel(execution, "canceled by the client")
-                cancel_sent = True
+        session = self._session
+        remaining = []
+        for execution, goal_handle, finished in self._goals:
+            if execution.done.is_set() or session is None or session.core is None:
+                if not execution.done.is_set():
+                    execution.finish(Outcome("aborted", INVALID_GOAL, "the driver was cleaned up"))
+                finished.set_result(True)
                 continue
+            if goal_handle.is_cancel_requested and not execution.cancel_sent:
+                session.core.cancel(execution, "canceled by the client")
+                execution.cancel_sent = True
             feedback = execution.feedback
             if feedback is not None and goal_handle.is_active:
                 goal_handle.publish_feedback(self._feedback(FollowJointTrajectory.Feedback(), execution, feedback))
-        outcome = execution.outcome
-        assert outcome is not None
-        if outcome.status == "succeeded":
-            goal_handle.succeed()
-        elif outcome.status == "canceled" and goal_handle.is_cancel_requested:
-            goal_handle.canceled()
-        else:
-            goal_handle.abort()
-        if outcome.status != "succeeded":
-            self.get_logger().info(f"{execution.source} {outcome.status}: {outcome.message}")
-        return result_type(error_code=outcome.code, error_string=outcome.message)
+            remaining.append((execution, goal_handle, finished))
+        self._goals = remaining
+
+    def _start_goal_monitor(self, session: Session) -> None:
+        period = 1.0 / float(self.get_parameter("action_monitor_rate").value)
+        if session.goal_timer is not None:
+            self.destroy_timer(session.goal_timer)
+        session.goal_timer = self.create_timer(period, self._monitor_goals, clock=self._steady)
 
     def _feedback(self, message: Any, execution: Execution, feedback: Feedback) -> Any:
         message.header.stamp = self.get_clock().now().to_msg()
@@ -906,7 +941,7 @@ class DriverNode(LifecycleNode):
             "lifecycle state": state,
             "rate (Hz)": f"{float(self.get_parameter('rate').value):g}",
             "scheduling": core.scheduling,
-            "callback threads": self._callback_scheduling,
+            "executor thread": self._callback_scheduling,
         }
         loop_level, loop_message = ok, "running" if core.running else "stopped"
         stats = core.loop_stats()
@@ -956,46 +991,56 @@ class DriverNode(LifecycleNode):
         return array
 
 
-def _callback_threads_realtime(priority: int) -> str:
-    """With real-time scheduling asked for the loop, put the threads created from now on (the
-    executor's) at the lowest real-time priority.
+def _executor_thread_scheduling(priority: int) -> str:
+    """While the loop runs with real-time priority, put the calling (executor) thread at the
+    lowest real-time priority; ``priority`` 0 puts it back to normal.
 
     Python threads share one interpreter lock: a loop thread at high priority still waits for
     whichever thread holds it, and an ordinary thread holding it can be preempted by any other
-    process for milliseconds (priority inversion).  At real-time priority 1 the callback
-    threads still yield to the loop thread, but no longer to ordinary processes.  Threads
-    inherit the policy of the thread that creates them.
+    process for milliseconds (priority inversion).  At real-time priority 1 the executor thread
+    still yields to the loop thread, but no longer to ordinary processes.
     """
-    if priority <= 0:
-        return "normal"
     try:
+        if priority <= 0:
+            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+            return "normal"
         os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
     except (OSError, AttributeError, ValueError) as error:
         return f"normal ({getattr(error, 'strerror', None) or error})"
     return "SCHED_FIFO 1"
 
 
+def make_executor() -> Executor:
+    """rclpy's C++ events executor where this rclpy has it, else the single-threaded one."""
+    try:
+        from rclpy.experimental import EventsExecutor
+    except ImportError:  # pragma: no cover - rclpy before Kilted
+        return SingleThreadedExecutor()
+    return EventsExecutor()
+
+
 def main(args: Sequence[str] | None = None) -> int:
     """Run the node until SIGINT or SIGTERM; the backend is released on the way out."""
     # A short switch interval lets the loop thread take the interpreter soon after it wakes,
-    # even while an executor thread runs Python code (the default is 5 ms).
+    # even while the executor thread runs Python code (the default is 5 ms).
     sys.setswitchinterval(0.0005)
     rclpy.init(args=list(args) if args is not None else None)
     node: DriverNode | None = None
-    executor = MultiThreadedExecutor(num_threads=4)
+    executor = make_executor()
     try:
         node = DriverNode()
         executor.add_node(node)
-        executor.spin()
+        # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.2)
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
         steps: list[Any] = [executor.shutdown]
         if node is not None:
             steps = [node.shutdown, node.destroy_node, executor.shutdown]
-        for step in steps:
+        for step in [*steps, rclpy.try_shutdown]:
             _uninterrupted(step)
-        rclpy.try_shutdown()
     return 0
 
 
