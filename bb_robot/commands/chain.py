@@ -2,8 +2,9 @@
 
 The chain is :meth:`SerialManipulator.from_robot <bb_robot.model.serial.SerialManipulator.from_robot>`
 (``docs/serial.md``): for an SDF model it starts at the canonical link, placed where the world
-puts it, as the SDF loader does.  Strict by default (every actuation about +z of its joint
-frame, seed 004's rule); ``--normalise`` re-expresses any axis as +z.
+puts it, as the SDF loader does.  SDF input is strict by default (every actuation about +z of
+its joint frame, seed 004's rule); URDF and xacro input normalise by default (any axis is
+re-expressed as +z), as the serial model does for URDF.  ``--strict`` / ``--normalise`` override.
 """
 
 from __future__ import annotations
@@ -22,6 +23,11 @@ JSON_SHAPE = (
     '{"base", "tip", "joints": [{"name", "type": "RZ|TZ", "lower", "upper", "velocity", "effort"}], '
     '"source_scope"} (infinite or missing limits are null; source_scope is null for URDF)'
 )
+
+
+def normalising(loaded: common.Loaded, choice: bool | None) -> bool:
+    """Whether to normalise axes: as asked, else for URDF/xacro input but not for SDF (seed 004's rule)."""
+    return choice if choice is not None else loaded.sdf is None
 
 
 def build(loaded: common.Loaded, *, tip: str | None, base: str | None, normalise: bool) -> SerialManipulator:
@@ -113,14 +119,15 @@ def format_chain(serial: SerialManipulator) -> str:
 
 def run(args: argparse.Namespace) -> int:
     loaded = common.load_from_args(args)
-    serial = build(loaded, tip=args.tip, base=args.base, normalise=args.normalise)
+    normalise = normalising(loaded, args.normalise)
+    serial = build(loaded, tip=args.tip, base=args.base, normalise=normalise)
     for warning in loaded.warnings:
         common.warn(warning)
     if args.json:
         common.print_json(chain_json(serial, loaded.source_scope))
         return common.EXIT_OK
     scope = f", model '{loaded.source_scope}'" if loaded.source_scope else ""
-    mode = "normalised: each axis re-expressed as +z" if args.normalise else "strict: every axis +z"
+    mode = "normalised: each axis re-expressed as +z" if normalise else "strict: every axis +z"
     print(
         f"serial chain of robot '{serial.robot_name}' ({args.file}{scope}): "
         f"'{serial.base_link}' → '{serial.tip_link}', {serial.dof} joints ({mode})"
@@ -145,12 +152,21 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--base", metavar="L", help="first link of the chain (default: the root; SDF: the canonical link)"
     )
-    parser.add_argument(
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument(
         "--normalise",
         "--normalize",
         dest="normalise",
-        action="store_true",
-        help="re-express every joint axis as +z by turning its joint frame (default: strict, every axis must be +z)",
+        action="store_const",
+        const=True,
+        help="re-express every joint axis as +z by turning its joint frame (the default for URDF and xacro)",
+    )
+    mode.add_argument(
+        "--strict",
+        dest="normalise",
+        action="store_const",
+        const=False,
+        help="every joint must act about +z of its own frame (the default for SDF, seed 004's rule)",
     )
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)

@@ -66,13 +66,29 @@ def test_json_limits_and_types_are_the_files(
 
 
 def test_strict_mode_refuses_axes_that_are_not_z_and_says_to_normalise(run_cli: RunCli, corpus_dir: Path) -> None:
-    for path in (corpus_dir / "synthetic/x_axis_arm.urdf", corpus_dir / "synthetic/sdf_x_axis_arm.sdf"):
-        strict = run_cli("chain", path)
+    for path, default_args in (
+        (corpus_dir / "synthetic/x_axis_arm.urdf", ("--strict",)),  # URDF normalises unless told
+        (corpus_dir / "synthetic/sdf_x_axis_arm.sdf", ()),  # SDF is strict by default
+    ):
+        strict = run_cli("chain", path, *default_args)
         assert strict.returncode == 1, strict
         assert "not about +z" in strict.stderr and "--normalise" in strict.stderr
         assert "Traceback" not in strict.stderr
         normalised = chain_json(run_cli("chain", "--json", path, "--normalise"))
         assert [j["type"] for j in normalised["joints"]] == ["RZ", "RZ"]
+
+
+def test_urdf_input_normalises_by_default(run_cli: RunCli, corpus_dir: Path) -> None:
+    path = corpus_dir / "synthetic/x_axis_arm.urdf"
+    by_default = run_cli("chain", "--json", path)
+    assert by_default.returncode == 0, by_default
+    assert chain_json(by_default) == chain_json(run_cli("chain", "--json", path, "--normalise"))
+    assert "(normalised" in run_cli("chain", path).stdout
+
+
+def test_strict_and_normalise_exclude_each_other(run_cli: RunCli, corpus_dir: Path) -> None:
+    result = run_cli("chain", corpus_dir / "synthetic/x_axis_arm.urdf", "--strict", "--normalise")
+    assert result.returncode == 2
 
 
 def test_z_axis_reached_through_a_rotated_frame_passes_strict_mode(run_cli: RunCli, corpus_dir: Path) -> None:
@@ -116,7 +132,7 @@ def test_unlimited_sdf_values_are_null(run_cli: RunCli, corpus_dir: Path) -> Non
 
 
 def test_table_shows_actuation_offsets_and_limits(run_cli: RunCli, corpus_dir: Path) -> None:
-    result = run_cli("chain", corpus_dir / "ur_description_ros2/ur5e.urdf", "--tip", "tool0")
+    result = run_cli("chain", corpus_dir / "ur_description_ros2/ur5e.urdf", "--tip", "tool0", "--strict")
     assert result.returncode == 0, result
     out = result.stdout
     assert "serial chain of robot 'ur5e'" in out and "'world' → 'tool0', 6 joints (strict" in out
