@@ -289,6 +289,7 @@ class DriverNode(LifecycleNode):
                 logger=self.get_logger(),
                 options=options,
                 model_source=session.source,
+                ros_node=self,
             )
         )
         backend.connect(float(self.get_parameter("connect_timeout").value))

@@ -86,7 +86,10 @@ class BackendContext:
     exchanged with the core follows this order.  ``model_source`` is the file the model came
     from (``None`` when it came from the ``robot_description`` topic), for backends that read
     more of it (e.g. the plugins of an SDF world).  ``options`` holds the backend's own
-    parameters by name (without the ``<backend>.`` prefix).
+    parameters by name (without the ``<backend>.`` prefix).  ``ros_node`` is the driver's rclpy
+    node, for backends that talk ROS themselves (publishers, subscriptions, timers, graph
+    queries; create them in ``connect``, destroy them in ``disconnect``; their callbacks run in
+    the executor thread, never the loop's); ``None`` outside a node (the core's tests).
     """
 
     robot: Robot
@@ -97,6 +100,7 @@ class BackendContext:
     options: Mapping[str, Any] = field(default_factory=dict)
     model_source: str | None = None
     clock: Callable[[], int] = time.monotonic_ns
+    ros_node: Any | None = None
 
 
 @dataclass(frozen=True, eq=False)
