@@ -647,11 +647,12 @@ class DriverCore:
         limits = self.limits
         masks = self._mode_masks()
         if masks.any_hold:
-            unset = masks.hold & np.isnan(self._hold)
+            # A joint whose position was never reported keeps no hold target (NaN reaches the
+            # backend, which sends nothing for it) until its position is known: holding it at 0
+            # would move it there once it reports (a simulator started after the driver).
+            unset = masks.hold & np.isnan(self._hold) & np.isfinite(sample.positions)
             if unset.any():
-                self._hold[unset] = np.clip(
-                    np.nan_to_num(sample.positions[unset]), self._lower[unset], self._upper[unset]
-                )
+                self._hold[unset] = np.clip(sample.positions[unset], self._lower[unset], self._upper[unset])
         position = np.where(masks.hold, self._hold, self._targets)
         velocity = np.zeros(n)
         acceleration = np.zeros(n)

@@ -127,7 +127,8 @@ class BackendCommand:
     ``position[j]`` is the target, ``velocity[j]`` / ``acceleration[j]`` the feed-forward
     (trajectories; 0 otherwise).  VELOCITY: ``velocity[j]``.  EFFORT: ``effort[j]``.
     Values of other modes are NaN.  Positions are within the joint limits and velocities
-    within theirs (the core has clamped them).
+    within theirs (the core has clamped them).  A joint held before its position was ever
+    reported has a NaN HOLD position: send nothing for it until it reports.
     """
 
     modes: npt.NDArray[np.int8]
