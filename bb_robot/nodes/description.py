@@ -9,6 +9,7 @@ exercise without ROS.
 
 from __future__ import annotations
 
+import gc
 import sys
 import time
 from collections.abc import Sequence
@@ -227,6 +228,11 @@ class DescriptionNode(Node):
         if publish_description:
             self._description_pub.publish(String(data=prepared.loaded.description))
         self._publish_latched_frames()
+        # What is alive now (modules, the model) lives as long as the model: leave it out of the
+        # collector's full passes, which otherwise scan it all now and then between two messages.
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
 
     def _publish_latched_frames(self) -> None:
         """``/tf_static`` and ``~/serial_manipulator`` (both carry frame names)."""
