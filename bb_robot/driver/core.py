@@ -633,8 +633,9 @@ class DriverCore:
 
     # ---------------------------------------------------------- the command
     def _set_modes(self, indices: npt.NDArray[np.intp], mode: int) -> None:
-        self._modes[indices] = mode
-        self._masks = None
+        if (self._modes[indices] != mode).any():
+            self._modes[indices] = mode
+            self._masks = None
 
     def _mode_masks(self) -> _Masks:
         masks = self._masks

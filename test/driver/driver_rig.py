@@ -1,14 +1,16 @@
-"""Fixtures of the driver's ROS-free tests: a small arm, its limits, a core on the simulator
-driven by a simulated clock (no threads, no sleeping)."""
+"""Helpers of the driver's ROS-free tests: a small arm, its limits, a core on the simulator
+driven by a simulated clock (no threads, no sleeping).
+
+A module of its own (not conftest.py): test modules import it by a name no other test
+directory uses, so running several test directories together cannot mix them up.
+"""
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import numpy as np
-import pytest
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendContext
@@ -118,8 +120,3 @@ def make_rig(
     rig = Rig(core, backend, validator, clock, logs)
     rig.run(0.01)
     return rig
-
-
-@pytest.fixture
-def rig() -> Iterator[Rig]:
-    yield make_rig()
