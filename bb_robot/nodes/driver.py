@@ -197,8 +197,16 @@ class DriverNode(LifecycleNode):
         self.get_logger().warning(text + suffix)
 
     def _log(self, level: str, text: str) -> None:
+        # One call site per severity: rclpy's logger refuses a call site whose severity changes.
         logger = self.get_logger()
-        {"debug": logger.debug, "info": logger.info, "warning": logger.warning}.get(level, logger.error)(text)
+        if level == "debug":
+            logger.debug(text)
+        elif level == "info":
+            logger.info(text)
+        elif level == "warning":
+            logger.warning(text)
+        else:
+            logger.error(text)
 
     def _topic(self, name: str) -> str:
         try:
@@ -817,7 +825,10 @@ class DriverNode(LifecycleNode):
             response.success, response.message = core.disarm(f"{self._topic('~/' + what)} called")
         else:
             response.success, response.message = core.reset()
-        (self.get_logger().info if response.success else self.get_logger().warning)(f"{what}: {response.message}")
+        if response.success:  # (two call sites: rclpy's logger refuses a call site whose severity changes)
+            self.get_logger().info(f"{what}: {response.message}")
+        else:
+            self.get_logger().warning(f"{what}: {response.message}")
         self._publish_arm_state(session)
         return response
 
