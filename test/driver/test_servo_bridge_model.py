@@ -1,0 +1,54 @@
+"""The example servo bridge's simulated servo, without ROS: counts, travel limits, speed, modes."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from bb_robot.examples.servo_bridge import SimulatedServo, servo_for
+
+
+def entry(**limits: float | None) -> dict[str, object]:
+    return {
+        "joint_type": "revolute",
+        "transmission": {"offset": 0.2, "signed_reduction": 10.0},
+        "limits": {"position_min": -22.0, "position_max": 18.0, "velocity": 15.0, "effort": 1.0, **limits},
+    }
+
+
+def test_a_servo_starts_where_its_joint_is_at_zero_in_whole_counts() -> None:
+    servo = servo_for(entry(), 4096.0, 1e5, 1.0)
+    per_unit = 4096 / (2 * math.pi)
+    assert servo.counts_per_unit == pytest.approx(per_unit)
+    assert servo.count == round(-2.0 * per_unit)  # (0 - 0.2) x 10
+    assert (servo.min_count, servo.max_count) == (math.ceil(-22.0 * per_unit), math.floor(18.0 * per_unit))
+    assert servo.max_speed == 15.0 and servo.position == servo.target
+
+
+def test_position_commands_move_at_the_speed_limit_and_stop_at_the_travel_limits() -> None:
+    servo = servo_for(entry(), 4096.0, 1e5, 0.5)
+    assert servo.command([5.0], [0.0], []) is None
+    start = servo.position
+    servo.step(0.1)  # 7.5 units/s x 0.1 s
+    assert servo.position - start == pytest.approx(0.75, abs=1 / servo.counts_per_unit)
+    assert servo.velocity == pytest.approx(7.5, rel=0.01)
+    for _ in range(20):
+        servo.step(0.1)
+    assert servo.position == pytest.approx(5.0, abs=1 / servo.counts_per_unit)
+    servo.command([100.0], [], [])
+    for _ in range(100):
+        servo.step(0.1)
+    assert servo.count == servo.max_count
+
+
+def test_velocity_effort_and_empty_commands() -> None:
+    servo = SimulatedServo(counts_per_unit=1000.0, min_count=None, max_count=None, max_speed=None, count=0)
+    assert servo.command([], [2.0], []) is None
+    servo.step(0.5)
+    assert servo.position == pytest.approx(1.0) and servo.velocity == pytest.approx(2.0)
+    assert "not supported" in (servo.command([], [], [3.0]) or "")
+    held = servo.position
+    servo.step(0.5)
+    assert servo.position == held
+    assert servo.command([], [], []) is not None
