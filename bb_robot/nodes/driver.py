@@ -124,6 +124,7 @@ class Session:
         self.action_server: ActionServer | None = None
         self.publishers: dict[str, Any] = {}
         self.last_stamp = -1
+        self.limits_published_ns = 0
         self.published_arm_state: str | None = None
         self.waiting_logged = False
 
@@ -857,6 +858,7 @@ class DriverNode(LifecycleNode):
         from std_msgs.msg import Float64MultiArray
 
         assert session.core is not None
+        session.limits_published_ns = time.monotonic_ns()
         limits = session.core.limits
         session.publishers["sas_min"].publish(Float64MultiArray(data=limits.lower.tolist()))
         session.publishers["sas_max"].publish(Float64MultiArray(data=limits.upper.tolist()))
@@ -879,7 +881,9 @@ class DriverNode(LifecycleNode):
             session.last_stamp = sample.stamp_ns
             age = time.monotonic_ns() - sample.stamp_ns
             self._publish_joint_states(session, sample, snapshot.stale, self.get_clock().now().nanoseconds - age)
-            self._publish_limits(session)
+            if sample.stamp_ns - session.limits_published_ns >= 1_000_000_000:
+                # Latched, and also repeated once a second for clients that subscribe volatile (sas).
+                self._publish_limits(session)
         except Exception as error:  # noqa: BLE001 - publishing must not take the node down
             self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
 
