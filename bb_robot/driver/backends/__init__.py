@@ -1,6 +1,8 @@
 """The driver's backends: the interface (:mod:`~bb_robot.driver.backends.base`) and the ones shipped.
 
 - ``sim`` (:mod:`~bb_robot.driver.backends.sim`): the embedded kinematic simulator, the default.
+- ``actuators`` (:mod:`~bb_robot.driver.backends.actuators`): servos behind ROS topics named by
+  actuator paths, through simple transmissions (``docs/nodes/actuators.md``).
 
 A module here that defines ``BACKEND`` is selectable by its file name (``backend: <name>``)
 without any other change; see :func:`~bb_robot.driver.backends.base.backend_class`.
