@@ -123,10 +123,15 @@ def _joints(path: Path, values: dict[str, Any]) -> tuple[str, ...] | None:
     return driven_joints(loaded.robot, values.get("joints") or [])
 
 
-def test_the_bundled_arm_and_the_ur3e_world_have_driver_sections() -> None:
-    assert _driver_section(CONFIG_DIR / "bb_arm.yaml") is not None
-    assert _driver_section(CONFIG_DIR / "worlds" / "ur3e_world.yaml") is not None
-    assert _sections(CONFIG_DIR / "bb_arm.yaml", NODE_NAME)["model"] == ""  # the robot_description topic
+@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+def test_every_bundled_robot_has_a_driver_section_with_acceleration_limits(path: Path) -> None:
+    section = _driver_section(path)
+    assert section is not None, f"{path.name} has no /**/driver section"
+    values = _sections(path, NODE_NAME)
+    assert values["model"] == "", "the driver should take the description node's robot_description"
+    joints = _joints(path, values)
+    assert joints is not None and set(section["joint_limits"]) == set(joints)
+    assert all(entry["has_acceleration_limits"] for entry in section["joint_limits"].values())
 
 
 @pytest.mark.skipif(not UR3E_WORLD.is_file(), reason="the shared corpus (sas_robot_driver_gazebo) is absent")
