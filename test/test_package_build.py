@@ -41,6 +41,10 @@ def test_manifest_names_the_package_and_its_build_type() -> None:
     assert MANIFEST.findtext("license") == "Apache-2.0"
 
 
+# Import names whose rosdep key is not the import name or python3-<import name>.
+ROSDEP_KEY_OF_IMPORT = {"google": "python3-protobuf", "zmq": "python3-zmq", "yaml": "python3-yaml"}
+
+
 def test_manifest_declares_every_module_the_package_imports() -> None:
     """Each third-party import of bb_robot/ is an exec_depend, by ROS name or as python3-<name>."""
     exec_depends = declared("exec_depend") | declared("depend")
@@ -57,7 +61,7 @@ def test_manifest_declares_every_module_the_package_imports() -> None:
                 top = name.split(".")[0]
                 if top in sys.stdlib_module_names or top in {"bb_robot", "__future__"}:
                     continue
-                if top not in exec_depends and f"python3-{top}" not in exec_depends:
+                if not {top, f"python3-{top}", ROSDEP_KEY_OF_IMPORT.get(top, top)} & exec_depends:
                     undeclared.setdefault(top, []).append(str(source.relative_to(REPO_ROOT)))
     assert not undeclared, f"imports missing from package.xml's exec_depend: {undeclared}"
 
