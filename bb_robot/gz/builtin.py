@@ -511,10 +511,14 @@ class BuiltinTransport(GzTransport):
                 break
             if self._wake_r in events:
                 os.read(self._wake_r, 4096)
-            if not self._run_commands():
-                break
+            # Receive before running commands: polling a SUB socket reads the first frame of the
+            # next message ahead (libzmq's xsub has_in), and disconnecting its publisher before the
+            # rest is read makes libzmq abort the process (fq.cpp "!_more"). _receive() reads
+            # until none is left, so a disconnect never falls inside a message.
             if self._sub in events:
                 self._receive()
+            if not self._run_commands():
+                break
             self._drain_xpub()
 
     def _run_commands(self) -> bool:
