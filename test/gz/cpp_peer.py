@@ -26,8 +26,9 @@ class PeerUnavailable(RuntimeError):
     """The compiler, pkg-config or ign-transport 11's development files are missing."""
 
 
-def build_peer(cache_dir: Path) -> Path:
-    """Compile ``gz_peer.cc`` into ``cache_dir`` (reused while source, library and compiler match)."""
+def build_peer(cache_dir: Path, source: Path = PEER_SOURCE) -> Path:
+    """Compile ``source`` (default ``gz_peer.cc``) into ``cache_dir`` (reused while source, library and
+    compiler match)."""
     compiler = os.environ.get("CXX") or "g++"
     if shutil.which(compiler) is None:
         raise PeerUnavailable(f"no C++ compiler ({compiler}) to build the gz-transport test peer; run scripts/setup")
@@ -46,17 +47,17 @@ def build_peer(cache_dir: Path) -> Path:
         ) from None
     compiler_version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
     key = hashlib.sha256(
-        b"\0".join([PEER_SOURCE.read_bytes(), " ".join(flags).encode(), version.encode(), compiler_version.encode()])
+        b"\0".join([source.read_bytes(), " ".join(flags).encode(), version.encode(), compiler_version.encode()])
     ).hexdigest()[:16]
     cache_dir = Path(cache_dir).resolve()
     cache_dir.mkdir(parents=True, exist_ok=True)
-    binary = cache_dir / f"gz_peer-{key}"
+    binary = cache_dir / f"{source.stem}-{key}"
     if binary.is_file() and os.access(binary, os.X_OK):
         return binary
     # Build under a temporary name, then rename: parallel sessions never run a half-written file.
     fd, partial = tempfile.mkstemp(prefix=binary.name + ".", dir=cache_dir)
     os.close(fd)
-    command = [compiler, "-std=c++17", "-O1", "-o", partial, str(PEER_SOURCE), *flags]
+    command = [compiler, "-std=c++17", "-O1", "-o", partial, str(source), *flags]
     result = subprocess.run(command, capture_output=True, text=True)
     if result.returncode != 0:
         Path(partial).unlink(missing_ok=True)

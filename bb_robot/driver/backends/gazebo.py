@@ -1,0 +1,745 @@
+"""``backend: gazebo``: drive an arm in Gazebo Harmonic (gz-sim 8) over gz-transport.
+
+The topics come from the SDF world the driver's model was loaded from (or ``gazebo.world_file``):
+each controller plugin of the robot's joints and its settings, by gz-sim 8's naming rules
+(:mod:`bb_robot.gz.topics`; ``docs/nodes/gazebo.md``), or from explicit ``gazebo.*_topics``.
+
+- **Commands**: POSITION and HOLD go to a JointPositionController (``gz.msgs.Double``, or one
+  ``gz.msgs.Actuators`` per topic) or else a JointTrajectoryController (a one-point
+  ``gz.msgs.JointTrajectory`` per topic); VELOCITY to a JointController; EFFORT to an
+  ApplyJointForce.  The backend accepts the modes every driven joint has a controller for.
+  The latest command of every joint is sent at each loop cycle (or at ``gazebo.command_rate``),
+  and at once when it changes, so nothing depends on one message surviving a connection's set-up;
+  a joint held before Gazebo ever reported it gets nothing (the core has no target for it).
+- **State**: each JointStatePublisher's ``gz.msgs.Model`` (bare joint names; names the robot
+  lacks are ignored), stamped with its arrival on the driver's monotonic clock.  The joint limits
+  Gazebo reports are checked once per connection against the driver's.
+- **Gazebo not running**: configure succeeds (unless ``gazebo.require_gazebo``), the driver says
+  it is waiting and holds nothing; when the joint states appear it says so.  A silent Gazebo
+  (stopped, restarted) is reported after ``gazebo.silence_timeout``; the transport connects to a
+  restarted one by itself.  Partition and type-name mismatches are diagnosed by the transport
+  (built-in client) and repeated in the waiting messages and ``/diagnostics``.
+- ``gazebo.publish_clock``: Gazebo's world clock (``gz.msgs.Clock``) is republished on ROS
+  ``/clock`` (``rosgraph_msgs/Clock``), for nodes with ``use_sim_time``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bb_robot.driver.backends.base import (
+    Backend,
+    BackendCommand,
+    BackendContext,
+    Capabilities,
+    Health,
+    HealthLevel,
+    JointSample,
+    ParameterSpec,
+)
+from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.errors import BackendError
+from bb_robot.gz.topics import (
+    ACTUATORS,
+    CLOCK,
+    DOUBLE,
+    FLOAT,
+    JOINT_TRAJECTORY,
+    MODEL,
+    CommandTopic,
+    GazeboTopics,
+    TopicError,
+    derive_topics,
+    with_overrides,
+)
+
+_HOLD, _POSITION, _VELOCITY, _EFFORT = (
+    int(m) for m in (CommandMode.HOLD, CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)
+)
+#: |limit| at or above this is "no limit" (SDF's ±1e16 defaults).
+_UNLIMITED = 1e15
+#: Seconds between reminders while waiting for Gazebo.
+_REMIND_PERIOD = 10.0
+#: Seconds after the first joint state before a command topic without a Gazebo subscriber is reported.
+_SUBSCRIBER_GRACE = 3.0
+_MONITOR_PERIOD = 0.2
+
+
+@dataclass
+class _Group:
+    """The joints sent in one message: one Actuators or JointTrajectory topic."""
+
+    topic: str
+    type_name: str
+    publisher: Any
+    joints: list[int] = field(default_factory=list)
+    indices: list[int] = field(default_factory=list)  # Actuators index / JointTrajectory position
+    names: list[str] = field(default_factory=list)  # JointTrajectory joint names
+
+
+class GazeboBackend(Backend):
+    """Gazebo Harmonic over gz-transport (see the module docstring)."""
+
+    name = "gazebo"
+    summary = "Gazebo Harmonic (gz-sim 8) over gz-transport: the world's joint controllers and joint states"
+
+    @classmethod
+    def parameters(cls) -> Sequence[ParameterSpec]:
+        def spec(name: str, default: Any, text: str, kind: str = "string") -> ParameterSpec:
+            return ParameterSpec(name, default, text, type=kind, when="configure")
+
+        return (
+            spec(
+                "gz_transport",
+                "builtin",
+                "The gz-transport implementation: 'builtin' (this project's client, no Gazebo library needed; "
+                "diagnoses partition and type mismatches) or 'official' (Gazebo Harmonic's gz.transport13 bindings).",
+            ),
+            spec("partition", "", "gz-transport partition. Empty: GZ_PARTITION, else <hostname>:<username>."),
+            spec("ip", "", "Host address for gz-transport (built-in client). Empty: GZ_IP, else every interface."),
+            spec(
+                "world_file",
+                "",
+                "SDF world (or model) file whose plugins give the topics. Empty: the driver's model file.",
+            ),
+            spec(
+                "model_scope",
+                "",
+                "Scoped name of the robot's model in world_file. Empty: the driver's model_scope (its selection).",
+            ),
+            spec("world_name", "", "The world's name in Gazebo. Empty: the file's (required for a model file)."),
+            spec(
+                "model_name",
+                "",
+                "The name the top-level model was spawned under in Gazebo, if not the file's.",
+            ),
+            spec(
+                "position_topics",
+                [],
+                "Explicit position command topics, 'joint=/topic' (gz.msgs.Double) or 'joint=/topic@N' "
+                "(gz.msgs.Actuators position[N]); each replaces what the world gives for that joint.",
+                "string_array",
+            ),
+            spec("velocity_topics", [], "Explicit velocity command topics (as position_topics).", "string_array"),
+            spec("effort_topics", [], "Explicit effort command topics, 'joint=/topic'.", "string_array"),
+            spec(
+                "joint_state_topics",
+                [],
+                "Explicit gz.msgs.Model joint-state topics (joints by their own names); replace the derived ones.",
+                "string_array",
+            ),
+            spec(
+                "command_rate",
+                0.0,
+                "Rate (Hz) at which unchanged commands are sent again. 0: every control loop cycle. A changed "
+                "command is always sent at once.",
+                "double",
+            ),
+            spec(
+                "silence_timeout",
+                1.0,
+                "Seconds without a joint state after which Gazebo counts as gone (stopped or restarted).",
+                "double",
+            ),
+            spec(
+                "require_gazebo",
+                False,
+                "Fail configure when Gazebo's joint states do not arrive within connect_timeout (default: "
+                "configure, say so, and connect when Gazebo appears).",
+                "bool",
+            ),
+            spec(
+                "wait_at_configure",
+                2.0,
+                "Seconds configure waits for Gazebo's first joint states (at most connect_timeout) before going on.",
+                "double",
+            ),
+            spec("publish_clock", False, "Republish Gazebo's world clock on ROS /clock (rosgraph_msgs/Clock).", "bool"),
+            spec("clock_topic", "", "Gazebo's gz.msgs.Clock topic. Empty: /world/<world>/clock.", ""),
+            spec(
+                "check_limits",
+                True,
+                "Compare the joint limits Gazebo reports with the driver's, once per connection.",
+                "bool",
+            ),
+        )
+
+    # ------------------------------------------------------------------ set-up
+    def __init__(self, context: BackendContext) -> None:
+        super().__init__(context)
+        options = context.options
+        self._options = options
+        n = len(self.joint_names)
+        self._index = {name: i for i, name in enumerate(self.joint_names)}
+        self._lock = threading.Lock()
+        self._positions = np.full(n, np.nan)
+        self._velocities = np.full(n, np.nan)
+        self._efforts = np.full(n, np.nan)
+        self._stamps = np.zeros(n, dtype=np.int64)
+        self._limits_checked = np.zeros(n, dtype=bool)
+        self.topics: GazeboTopics | None = None
+        self.transport: Any = None
+        self._subscriptions: list[Any] = []
+        self._doubles: list[tuple[int, str, Any, str]] = []  # (joint, interface, publisher, topic)
+        self._groups: list[_Group] = []
+        self._routes: dict[tuple[int, str], CommandTopic] = {}
+        self._position_route = np.zeros(n, dtype=bool)
+        self._velocity_route = np.zeros(n, dtype=bool)
+        self._effort_route = np.zeros(n, dtype=bool)
+        self._messages: Any = None
+        self._last_sent: dict[Any, tuple[float, ...]] = {}
+        self._last_sent_ns: dict[Any, int] = {}
+        self._resend_ns = 0
+        self._state_messages = 0
+        self._last_state_ns = 0
+        self._unknown: set[str] = set()
+        self._progress = 0
+        self._connected = False
+        self._first_state_ns = 0
+        self._waiting_since = 0.0
+        self._reminded = 0.0
+        self._reported_subscribers: set[str] = set()
+        self._monitor: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._clock_publisher: Any = None
+        self._clock_class: Any = None
+        self._clock_messages = 0
+        self._modes: frozenset[CommandMode] = frozenset()
+        self._sent = 0
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return Capabilities(modes=self._modes or self._predicted_modes(), effort_feedback=True)
+
+    def _predicted_modes(self) -> frozenset[CommandMode]:
+        """Before connect the topics are not known: claim what a controller may give (the core's
+        checks are built after connect, from the real modes)."""
+        return frozenset({CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT})
+
+    def _option(self, name: str, default: Any) -> Any:
+        value = self._options.get(name, default)
+        return default if value is None else value
+
+    def _load_topics(self) -> GazeboTopics:
+        path = str(self._option("world_file", "")) or (self.context.model_source or "")
+        overrides = {
+            key: [str(v) for v in self._option(f"{key}_topics", []) or []] for key in ("position", "velocity", "effort")
+        }
+        joint_state = [str(v) for v in self._option("joint_state_topics", []) or []]
+        clock = str(self._option("clock_topic", ""))
+        if path and Path(path).suffix.lower() in (".sdf", ".world"):
+            topics = self._derive(path)
+        elif joint_state or any(overrides.values()):
+            world = str(self._option("world_name", "")) or None
+            topics = GazeboTopics(
+                world, "", tuple(self.joint_names), (), (), f"/world/{world}/clock" if world else None
+            )
+        else:
+            raise BackendError(
+                "the gazebo backend takes its topics from an SDF world: load the model from the world file "
+                "(model parameter), set gazebo.world_file, or give gazebo.position_topics and "
+                "gazebo.joint_state_topics"
+                + (f" (the model came from {path})" if path else " (the model came from robot_description)")
+            )
+        try:
+            return with_overrides(topics, joint_state=joint_state, clock=clock, **overrides)
+        except TopicError as error:
+            raise BackendError(f"gazebo topics: {error}") from None
+
+    def _derive(self, path: str) -> GazeboTopics:
+        from bb_robot.errors import BbRobotError
+        from bb_robot.sdf.loader import load_from_file
+
+        scope = str(self._option("model_scope", "")) or str(getattr(self.context, "model_scope", "") or "")
+        dirs = [str(d) for d in (getattr(self.context, "model_dirs", ()) or ())]
+        dirs.append(os.path.dirname(os.path.realpath(path)))
+        try:
+            result = load_from_file(path, scope, resource_paths=dirs, build_serial=False)
+        except BbRobotError as error:
+            raise BackendError(f"gazebo: cannot read the world {path}: {error}") from None
+        missing = [j for j in self.joint_names if j not in result.scoped_names]
+        if missing:
+            raise BackendError(
+                f"gazebo: the model '{result.source_scope}' of {path} has no joint {', '.join(missing)}; "
+                "set gazebo.model_scope to the robot's model"
+            )
+        return derive_topics(
+            result,
+            self.joint_names,
+            world_name=str(self._option("world_name", "")) or None,
+            model_name=str(self._option("model_name", "")) or None,
+        )
+
+    def _plan(self, topics: GazeboTopics) -> None:
+        """Choose a route per joint and interface; the modes every joint supports."""
+        problems = []
+        for i, joint in enumerate(self.joint_names):
+            position = topics.command(joint, "position") or topics.command(joint, "trajectory")
+            velocity = topics.command(joint, "velocity")
+            effort = topics.command(joint, "effort")
+            for interface, route in (("position", position), ("velocity", velocity), ("effort", effort)):
+                if route is not None:
+                    self._routes[(i, interface)] = route
+            self._position_route[i] = position is not None
+            self._velocity_route[i] = velocity is not None
+            self._effort_route[i] = effort is not None
+            if position is None and velocity is None and effort is None:
+                problems.append(f"{joint} has no controller (JointPositionController, JointController, ...)")
+            if topics.state_of(joint) is None:
+                problems.append(f"no JointStatePublisher reports {joint}")
+        if problems:
+            raise BackendError(
+                "gazebo: " + "; ".join(problems) + ". Add the plugins to the world, give gazebo.*_topics, or drive "
+                "fewer joints (joints parameter)"
+            )
+        modes = set()
+        if self._position_route.all():
+            modes.add(CommandMode.POSITION)
+        if self._velocity_route.all():
+            modes.add(CommandMode.VELOCITY)
+        if self._effort_route.all():
+            modes.add(CommandMode.EFFORT)
+        self._modes = frozenset(modes)
+        for k in np.flatnonzero(~self._position_route):
+            fallback = "zero velocity" if self._velocity_route[k] else "zero effort"
+            self.logger.warning(
+                f"gazebo: {self.joint_names[k]} has no position controller: holding it sends {fallback}"
+            )
+
+    # ------------------------------------------------------------------ lifecycle
+    def connect(self, timeout: float) -> None:
+        from bb_robot.gz.api import create_transport
+        from bb_robot.gz.messages import GzMessagesUnavailable, default_messages
+
+        topics = self.topics = self._load_topics()
+        for warning in topics.warnings:
+            self.logger.warning(f"gazebo: {warning}")
+        self._plan(topics)
+        for line in topics.describe():
+            self.logger.info(f"gazebo: {line}")
+        implementation = str(self._option("gz_transport", "builtin"))
+        options: dict[str, Any] = {}
+        try:
+            self._messages = default_messages()
+        except GzMessagesUnavailable as error:
+            raise BackendError(f"gazebo: no gz.msgs10 message classes: {error}") from None
+        if implementation == "builtin":
+            options["messages"] = self._messages
+            if self._option("ip", ""):
+                options["ip"] = str(self._option("ip", ""))
+        partition = str(self._option("partition", "")) or None
+        try:
+            self.transport = create_transport(implementation, partition=partition, logger=self.logger, **options)
+        except (ValueError, OSError, ImportError, RuntimeError) as error:
+            raise BackendError(f"gazebo: cannot start gz-transport '{implementation}': {error}") from None
+        try:
+            self._open(topics)
+        except Exception:
+            self.disconnect()
+            raise
+        self._waiting_since = time.monotonic()
+        wait = min(float(timeout), float(self._option("wait_at_configure", 2.0)))
+        if bool(self._option("require_gazebo", False)):
+            wait = float(timeout)
+        deadline = time.monotonic() + wait
+        while time.monotonic() < deadline and not self._all_seen():
+            time.sleep(0.02)
+        if self._all_seen():
+            self._on_connected()
+        else:
+            if bool(self._option("require_gazebo", False)):
+                text = self._waiting_text()
+                self.disconnect()
+                raise BackendError(f"gazebo: no joint state within {timeout:g} s: {text}")
+            self.logger.warning(f"gazebo: waiting for Gazebo: {self._waiting_text()}")
+            self._reminded = time.monotonic()
+        self._stop.clear()
+        self._monitor = threading.Thread(target=self._watch, name="gazebo-monitor", daemon=True)
+        self._monitor.start()
+
+    def _open(self, topics: GazeboTopics) -> None:
+        transport = self.transport
+        for state in topics.states:
+            mapping = {gz: self._index[joint] for gz, joint in state.joints.items() if joint in self._index}
+            self._subscriptions.append(transport.subscribe(state.topic, MODEL, self._state_callback(mapping)))
+        groups: dict[str, _Group] = {}
+        for (i, interface), route in self._routes.items():
+            if route.type_name == DOUBLE:
+                self._doubles.append((i, interface, transport.advertise(route.topic, DOUBLE), route.topic))
+                continue
+            group = groups.get(route.topic)
+            if group is None:
+                group = groups[route.topic] = _Group(
+                    route.topic, route.type_name, transport.advertise(route.topic, route.type_name)
+                )
+                if route.type_name == JOINT_TRAJECTORY and route.progress_topic:
+                    self._subscriptions.append(transport.subscribe(route.progress_topic, FLOAT, self._on_progress))
+            elif group.type_name != route.type_name:
+                raise BackendError(
+                    f"gazebo: {route.topic} carries both {group.type_name} and {route.type_name}: fix the world"
+                )
+            group.joints.append(i)
+            group.indices.append(route.actuator if route.actuator is not None else len(group.names))
+            group.names.append(route.gz_joint)
+        self._groups = list(groups.values())
+        for group in self._groups:
+            if group.type_name == ACTUATORS:
+                # Indices the driver does not drive are sent as 0: say so.
+                for kind in ("position", "velocity"):
+                    used = {
+                        group.indices[k]
+                        for k, j in enumerate(group.joints)
+                        if (j, kind) in self._routes and self._routes[(j, kind)].topic == group.topic
+                    }
+                    gaps = sorted(set(range(max(used) + 1)) - used) if used else []
+                    if gaps:
+                        listed = ", ".join(map(str, gaps))
+                        self.logger.warning(
+                            f"gazebo: {group.topic} ({ACTUATORS}): the driver sends {kind}[{listed}] as 0 "
+                            "(no driven joint there)"
+                        )
+        rate = float(self._option("command_rate", 0.0))
+        self._resend_ns = int(1e9 / rate) if rate > 0 else 0
+        if bool(self._option("publish_clock", False)):
+            self._start_clock(topics)
+
+    def _start_clock(self, topics: GazeboTopics) -> None:
+        node = getattr(self.context, "ros_node", None)
+        if node is None:
+            self.logger.warning("gazebo: publish_clock needs the driver node (no ROS node here): not published")
+            return
+        if not topics.clock:
+            self.logger.warning("gazebo: publish_clock: no clock topic (set gazebo.world_name or gazebo.clock_topic)")
+            return
+        from rclpy.qos import QoSProfile, ReliabilityPolicy
+        from rosgraph_msgs.msg import Clock
+
+        self._clock_class = Clock
+        self._clock_publisher = node.create_publisher(
+            Clock, "/clock", QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
+        )
+        self._subscriptions.append(self.transport.subscribe(topics.clock, CLOCK, self._on_clock))
+        self.logger.info(f"gazebo: republishing {topics.clock} on ROS /clock")
+
+    def disconnect(self) -> None:
+        self._stop.set()
+        monitor, self._monitor = self._monitor, None
+        if monitor is not None and monitor is not threading.current_thread():
+            monitor.join(2.0)
+        transport, self.transport = self.transport, None
+        if transport is not None:
+            try:
+                transport.close()
+            except Exception as error:  # noqa: BLE001 - never raise here
+                self.logger.warning(f"gazebo: closing gz-transport: {error!r}")
+        self._subscriptions.clear()
+        self._doubles.clear()
+        self._groups.clear()
+        publisher, self._clock_publisher = self._clock_publisher, None
+        node = getattr(self.context, "ros_node", None)
+        if publisher is not None and node is not None:
+            try:
+                node.destroy_publisher(publisher)
+            except Exception:  # noqa: BLE001
+                pass
+        self._connected = False
+
+    # ------------------------------------------------------------------ callbacks (gz-data thread)
+    def _state_callback(self, mapping: dict[str, int]) -> Any:
+        positions, velocities, efforts, stamps = self._positions, self._velocities, self._efforts, self._stamps
+        lock = self._lock
+
+        def on_state(message: Any, info: Any) -> None:
+            now = info.received_ns
+            unknown = None
+            with lock:
+                for joint in message.joint:
+                    i = mapping.get(joint.name)
+                    if i is None:
+                        unknown = joint.name
+                        continue
+                    axis = joint.axis1
+                    positions[i] = axis.position
+                    velocities[i] = axis.velocity
+                    efforts[i] = axis.force
+                    stamps[i] = now
+                    if not self._limits_checked[i]:
+                        self._limits_checked[i] = True
+                        self._check_limits(i, axis.limit_lower, axis.limit_upper)
+                self._state_messages += 1
+                self._last_state_ns = now
+            if unknown is not None and unknown not in self._unknown:
+                self._unknown.add(unknown)
+                self.logger.info(f"gazebo: ignoring joint '{unknown}' in {info.topic}: not a driven joint")
+
+        return on_state
+
+    def _check_limits(self, i: int, lower: float, upper: float) -> None:
+        if not bool(self._option("check_limits", True)):
+            return
+        joint = self.joint_names[i]
+        ours = (float(self.limits.lower[i]), float(self.limits.upper[i]))
+        theirs = tuple(v if abs(v) < _UNLIMITED else math.copysign(math.inf, v) for v in (lower, upper))
+        if lower == 0.0 and upper == 0.0:
+            return  # not reported (a message without limits)
+
+        def differs(a: float, b: float) -> bool:
+            return not (a == b or (math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-6))
+
+        if differs(ours[0], theirs[0]) or differs(ours[1], theirs[1]):
+            narrower = theirs[0] > ours[0] + 1e-6 or theirs[1] < ours[1] - 1e-6
+            self.logger.warning(
+                f"gazebo: Gazebo's position limits of {joint} are [{theirs[0]:g}, {theirs[1]:g}], the driver's "
+                f"[{ours[0]:g}, {ours[1]:g}]"
+                + (
+                    ": targets outside Gazebo's range will not be reached (is it the same world?)"
+                    if narrower
+                    else " (the driver's are the tighter ones)"
+                )
+            )
+
+    def _on_progress(self, message: Any, info: Any) -> None:
+        self._progress += 1
+
+    def _on_clock(self, message: Any, info: Any) -> None:
+        publisher = self._clock_publisher
+        if publisher is None:
+            return
+        ros = self._clock_class()
+        ros.clock.sec = int(message.sim.sec)
+        ros.clock.nanosec = int(message.sim.nsec)
+        try:
+            publisher.publish(ros)
+            self._clock_messages += 1
+        except Exception:  # noqa: BLE001 - the node is going away
+            pass
+
+    # ------------------------------------------------------------------ loop thread
+    def read(self, now_ns: int) -> JointSample:
+        with self._lock:
+            positions = self._positions.copy()
+            velocities = self._velocities.copy()
+            efforts = self._efforts.copy()
+            stamps = self._stamps.copy()
+        return JointSample(positions, velocities, efforts, stamps, int(stamps.max()) if len(stamps) else 0)
+
+    def write(self, command: BackendCommand, now_ns: int) -> None:
+        if self.transport is None:
+            raise BackendError("gazebo: not connected")
+        modes = command.modes
+        value = np.full(len(modes), np.nan)
+        feed = np.zeros(len(modes))
+        interface: list[str] = [""] * len(modes)
+        for i, mode in enumerate(modes.tolist()):
+            if mode == _POSITION or mode == _HOLD:
+                if self._position_route[i]:
+                    value[i], feed[i], interface[i] = command.position[i], command.velocity[i], "position"
+                elif self._velocity_route[i]:
+                    value[i], interface[i] = 0.0, "velocity"
+                else:
+                    value[i], interface[i] = 0.0, "effort"
+                if mode == _HOLD and math.isnan(command.position[i]):
+                    value[i] = math.nan  # never reported yet: nothing to hold
+            elif mode == _VELOCITY:
+                value[i], interface[i] = command.velocity[i], "velocity"
+            elif mode == _EFFORT:
+                value[i], interface[i] = command.effort[i], "effort"
+        resend = self._resend_ns
+        for i, kind, publisher, _ in self._doubles:
+            v = value[i]
+            if interface[i] != kind or math.isnan(v):
+                continue
+            key = (i, kind)
+            if self._last_sent.get(key) == (v,) and resend and now_ns - self._last_sent_ns.get(key, 0) < resend:
+                continue
+            message = self._messages.new(DOUBLE)
+            message.data = float(v)
+            publisher.publish(message)
+            self._last_sent[key] = (v,)
+            self._last_sent_ns[key] = now_ns
+            self._sent += 1
+        for group in self._groups:
+            self._send_group(group, value, feed, interface, now_ns)
+
+    def _send_group(
+        self, group: _Group, value: np.ndarray, feed: np.ndarray, interface: list[str], now_ns: int
+    ) -> None:
+        if group.type_name == JOINT_TRAJECTORY:
+            members = [k for k, j in enumerate(group.joints) if interface[j] == "position" and not math.isnan(value[j])]
+            if not members:
+                return
+            key: tuple[float, ...] = tuple(float(value[group.joints[k]]) for k in members)
+            if self._unchanged(group, key, now_ns):
+                return
+            message = self._messages.new(JOINT_TRAJECTORY)
+            message.joint_names.extend(group.names[k] for k in members)
+            point = message.points.add()
+            point.positions.extend(key)
+            point.velocities.extend(float(feed[group.joints[k]]) for k in members)
+        else:
+            positions: dict[int, float] = {}
+            velocities: dict[int, float] = {}
+            for j in group.joints:
+                v = value[j]
+                if math.isnan(v):
+                    continue
+                route_p = self._routes.get((j, "position"))
+                route_v = self._routes.get((j, "velocity"))
+                if interface[j] == "position" and route_p is not None and route_p.topic == group.topic:
+                    positions[route_p.actuator or 0] = float(v)
+                elif interface[j] == "velocity" and route_v is not None and route_v.topic == group.topic:
+                    velocities[route_v.actuator or 0] = float(v)
+            if not positions and not velocities:
+                return
+            key = (*sorted(positions.items()), -1.0, *sorted(velocities.items()))  # type: ignore[arg-type]
+            if self._unchanged(group, key, now_ns):
+                return
+            message = self._messages.new(ACTUATORS)
+            if positions:
+                message.position.extend(positions.get(k, 0.0) for k in range(max(positions) + 1))
+            if velocities:
+                message.velocity.extend(velocities.get(k, 0.0) for k in range(max(velocities) + 1))
+        group.publisher.publish(message)
+        self._last_sent[group.topic] = key
+        self._last_sent_ns[group.topic] = now_ns
+        self._sent += 1
+
+    def _unchanged(self, group: _Group, key: tuple[Any, ...], now_ns: int) -> bool:
+        resend = self._resend_ns
+        return bool(
+            resend
+            and self._last_sent.get(group.topic) == key
+            and now_ns - self._last_sent_ns.get(group.topic, 0) < resend
+        )
+
+    # ------------------------------------------------------------------ connection state
+    def _all_seen(self) -> bool:
+        with self._lock:
+            return bool((self._stamps > 0).all())
+
+    def _state_age(self) -> float | None:
+        with self._lock:
+            last = self._last_state_ns
+        return None if last == 0 else (time.monotonic_ns() - last) * 1e-9
+
+    def _waiting_text(self) -> str:
+        topics = self.topics
+        transport = self.transport
+        assert topics is not None
+        unseen = [self.joint_names[i] for i in np.flatnonzero(self._stamps == 0)]
+        state_topics = ", ".join(s.topic for s in topics.states)
+        partition = getattr(transport, "partition", "?")
+        parts = [f"no joint state yet on {state_topics} [{MODEL}] in partition '{partition}'"]
+        if unseen and len(unseen) < len(self.joint_names):
+            parts.append(f"joints never reported: {', '.join(unseen)}")
+        if transport is not None:
+            publishers = [p for s in topics.states for p in transport.publishers(s.topic)]
+            if publishers:
+                parts.append(f"publishers seen: {', '.join(f'{t} at {a}' for t, a in publishers)}")
+            try:
+                diagnostics = transport.diagnostics()
+            except Exception:  # noqa: BLE001 - diagnosis is best effort
+                diagnostics = None
+            if diagnostics is not None:
+                parts += [f"problem: {p}" for p in diagnostics.problems]
+                parts += [f"note: {n}" for n in diagnostics.notes]
+        parts.append("is Gazebo running the world, with the same GZ_PARTITION and GZ_IP?")
+        return "; ".join(parts)
+
+    def _on_connected(self) -> None:
+        self._connected = True
+        self._first_state_ns = time.monotonic_ns()
+        self._reported_subscribers.clear()
+        topics = self.topics
+        assert topics is not None
+        waited = time.monotonic() - self._waiting_since
+        self.logger.info(
+            f"gazebo: connected: joint states of {len(self.joint_names)} joints on "
+            f"{', '.join(s.topic for s in topics.states)} (after {waited:.1f} s)"
+        )
+
+    def _watch(self) -> None:
+        """The monitor thread: connection transitions, reminders, command topics nobody reads."""
+        silence = float(self._option("silence_timeout", 1.0))
+        while not self._stop.wait(_MONITOR_PERIOD):
+            try:
+                self._check(silence)
+            except Exception as error:  # noqa: BLE001 - the monitor must go on
+                self.logger.warning(f"gazebo: monitor: {error!r}")
+
+    def _check(self, silence: float) -> None:
+        age = self._state_age()
+        if self._connected:
+            if age is None or age > silence:
+                self._connected = False
+                with self._lock:
+                    self._limits_checked[:] = False
+                self._waiting_since = self._reminded = time.monotonic()
+                self.logger.warning(
+                    f"gazebo: no joint state from Gazebo for {silence:g} s (stopped or restarted?): waiting; the "
+                    "latest command keeps being sent"
+                )
+                return
+            self._check_subscribers()
+        elif self._all_seen() and age is not None and age <= silence:
+            self._on_connected()
+        elif time.monotonic() - self._reminded >= _REMIND_PERIOD:
+            self._reminded = time.monotonic()
+            self.logger.warning(
+                f"gazebo: still waiting for Gazebo ({time.monotonic() - self._waiting_since:.0f} s): "
+                + self._waiting_text()
+            )
+
+    def _check_subscribers(self) -> None:
+        if (time.monotonic_ns() - self._first_state_ns) * 1e-9 < _SUBSCRIBER_GRACE:
+            return
+        publishers = [(topic, p) for _, _, p, topic in self._doubles]
+        publishers += [(g.topic, g.publisher) for g in self._groups]
+        for topic, publisher in publishers:
+            if topic in self._reported_subscribers:
+                continue
+            if not publisher.has_connections():
+                self._reported_subscribers.add(topic)
+                self.logger.warning(
+                    f"gazebo: Gazebo publishes joint states but nothing subscribes to {topic} "
+                    f"[{publisher.type_name}]: is the controller plugin loaded, and listening with this type?"
+                )
+
+    def health(self) -> Health:
+        topics = self.topics
+        transport = self.transport
+        if topics is None or transport is None:
+            return Health(connected=False, level=HealthLevel.ERROR, message="not connected")
+        age = self._state_age()
+        values = {
+            "gz transport": f"{transport.implementation}, partition '{transport.partition}'",
+            "joint state topics": ", ".join(s.topic for s in topics.states),
+            "joint state messages": str(self._state_messages),
+            "last joint state": "never" if age is None else f"{age:.3f} s ago",
+            "commands sent": str(self._sent),
+        }
+        if self._progress:
+            values["trajectory progress messages"] = str(self._progress)
+        if self._clock_publisher is not None:
+            values["clock messages"] = str(self._clock_messages)
+        if self._unknown:
+            values["ignored joints"] = ", ".join(sorted(self._unknown))
+        problems = list(getattr(transport, "problems", lambda: [])())
+        if problems:
+            values["transport problems"] = " | ".join(problems)
+        if self._connected:
+            level = HealthLevel.WARN if problems else HealthLevel.OK
+            return Health(True, level, "connected to Gazebo", values)
+        return Health(False, HealthLevel.WARN, "waiting for Gazebo's joint states", values)
+
+
+BACKEND = GazeboBackend

@@ -1,0 +1,69 @@
+"""The C++ stand-in for a Gazebo world (``peer/gz_sim_peer.cc``), for the gazebo backend's tests and
+benchmark: JointPositionController + JointStatePublisher of the seed's UR3e world, over ign-transport 11.
+
+:func:`build_sim_peer` compiles it once (like ``gz_peer``); :func:`ur3e_peer_args` gives the arguments
+for the UR3e world's six joints with the topics the seed's working configuration uses.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+
+from cpp_peer import Peer, build_peer
+
+SIM_PEER_SOURCE = Path(__file__).resolve().parent / "peer" / "gz_sim_peer.cc"
+CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
+CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+UR3E_JOINTS = (
+    "shoulder_pan_joint",
+    "shoulder_lift_joint",
+    "elbow_joint",
+    "wrist_1_joint",
+    "wrist_2_joint",
+    "wrist_3_joint",
+)
+UR3E_STATE_TOPIC = "/world/ur3e_world/model/ur3e/model/ur3e_position_controller/model/ur3e/joint_state"
+#: ur3e.sdf's position limits, as Gazebo reports them (wrist_3_joint: -inf, inf).
+UR3E_LIMITS = {
+    "shoulder_pan_joint": (-math.tau, math.tau),
+    "shoulder_lift_joint": (-math.tau, math.tau),
+    "elbow_joint": (-math.pi, math.pi),
+    "wrist_1_joint": (-math.tau, math.tau),
+    "wrist_2_joint": (-math.tau, math.tau),
+    "wrist_3_joint": (-math.inf, math.inf),
+}
+
+
+def build_sim_peer(cache_dir: Path = CACHE_DIR) -> Path:
+    return build_peer(cache_dir, SIM_PEER_SOURCE)
+
+
+def ur3e_command_topic(joint: str) -> str:
+    return f"/model/ur3e/joint/{joint}/0/cmd_pos"
+
+
+def ur3e_peer_args(
+    *,
+    rate: float = 250.0,
+    max_velocity: float = 2.0,
+    initial: Sequence[float] | None = None,
+    limits: dict[str, tuple[float, float]] | None = None,
+    extra: Sequence[str] = (),
+) -> list[str]:
+    """Arguments of ``gz_sim_peer`` playing the UR3e world (``extra``: options such as ``--clock T``)."""
+    table = {**UR3E_LIMITS, **(limits or {})}
+    start = list(initial) if initial is not None else [0.0] * len(UR3E_JOINTS)
+    specs = [
+        f"{joint},{ur3e_command_topic(joint)},{table[joint][0]!r},{table[joint][1]!r},{start[i]!r}"
+        for i, joint in enumerate(UR3E_JOINTS)
+    ]
+    return [UR3E_STATE_TOPIC, "ur3e", f"{rate:g}", f"{max_velocity:g}", *extra, *specs]
+
+
+def start_sim_peer(binary: Path, partition: str, args: Sequence[str]) -> Peer:
+    peer = Peer(binary, args, partition)
+    assert peer.wait_line("READY", 15.0), f"the C++ world peer did not start: {peer.lines}"
+    return peer

@@ -1,0 +1,349 @@
+"""The driver's gazebo backend without ROS, against the C++ world peer (``peer/gz_sim_peer.cc``, the
+real ign-transport 11 playing the seed UR3e world's JointPositionController + JointStatePublisher)
+and against this project's own transport playing Gazebo (message layouts of Actuators and
+JointTrajectory).  Loopback only, a partition per test."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from cpp_peer import Peer, PeerUnavailable
+from gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
+from sim_peer import (
+    UR3E_STATE_TOPIC,
+    UR3E_WORLD,
+    build_sim_peer,
+    start_sim_peer,
+    ur3e_peer_args,
+)
+
+from bb_robot.driver import limits as L
+from bb_robot.driver.backends.base import BackendCommand, BackendContext
+from bb_robot.driver.backends.gazebo import GazeboBackend
+from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.errors import BackendError
+from bb_robot.driver.model import driven_joints, load_model_file
+from bb_robot.gz.messages import GzMessages
+
+TIMEOUT = 10.0
+
+
+class ListLogger:
+    """A logger that keeps ``(level, text)``."""
+
+    def __init__(self) -> None:
+        self.lines: list[tuple[str, str]] = []
+
+    def _add(self, level: str, message: str) -> None:
+        self.lines.append((level, message))
+        logging.getLogger("test.gazebo").log(getattr(logging, level.upper()), message)
+
+    def debug(self, message: str) -> None:
+        self._add("debug", message)
+
+    def info(self, message: str) -> None:
+        self._add("info", message)
+
+    def warning(self, message: str) -> None:
+        self._add("warning", message)
+
+    def error(self, message: str) -> None:
+        self._add("error", message)
+
+    def has(self, text: str, level: str | None = None) -> bool:
+        return any(text in line and (level is None or lvl == level) for lvl, line in list(self.lines))
+
+
+@pytest.fixture(scope="session")
+def sim_peer_binary() -> Path:
+    try:
+        return build_sim_peer()
+    except PeerUnavailable as error:
+        pytest.skip(str(error))
+
+
+@pytest.fixture
+def world_peers(sim_peer_binary: Path, partition: str) -> Iterator[Callable[..., Peer]]:
+    started: list[Peer] = []
+
+    def start(*args: str, partition_override: str | None = None) -> Peer:
+        peer = start_sim_peer(sim_peer_binary, partition_override or partition, list(args) or ur3e_peer_args())
+        started.append(peer)
+        return peer
+
+    yield start
+    for peer in started:
+        peer.stop()
+
+
+@pytest.fixture(scope="module")
+def ur3e() -> Any:
+    if not UR3E_WORLD.is_file():
+        pytest.skip(f"no seed world at {UR3E_WORLD}")
+    return load_model_file(str(UR3E_WORLD), [])
+
+
+@pytest.fixture
+def make_backend(ur3e: Any, partition: str) -> Iterator[Callable[..., tuple[GazeboBackend, ListLogger]]]:
+    made: list[GazeboBackend] = []
+
+    def make(source: str | None = None, robot: Any = None, **options: Any) -> tuple[GazeboBackend, ListLogger]:
+        robot = robot if robot is not None else ur3e.robot
+        joints = driven_joints(robot)
+        logger = ListLogger()
+        options.setdefault("partition", partition)
+        options.setdefault("ip", LOOPBACK)
+        options.setdefault("wait_at_configure", 0.2)
+        context = BackendContext(
+            robot,
+            joints,
+            L.from_robot(robot, joints),
+            500.0,
+            logger,
+            options,
+            model_source=source if source is not None else ur3e.source,
+        )
+        backend = GazeboBackend(context)
+        made.append(backend)
+        return backend, logger
+
+    yield make
+    for backend in made:
+        backend.disconnect()
+
+
+def command(mode: CommandMode, positions: list[float] | float, n: int = 6) -> BackendCommand:
+    values = np.broadcast_to(np.asarray(positions, dtype=float), (n,)).copy()
+    nan = np.full(n, np.nan)
+    if mode in (CommandMode.POSITION, CommandMode.HOLD):
+        return BackendCommand(np.full(n, int(mode), np.int8), values, np.zeros(n), np.zeros(n), nan)
+    if mode == CommandMode.VELOCITY:
+        return BackendCommand(np.full(n, int(mode), np.int8), nan, values, nan, nan)
+    return BackendCommand(np.full(n, int(mode), np.int8), nan, nan, nan, values)
+
+
+def drive(backend: GazeboBackend, cmd: BackendCommand, until: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    """Write ``cmd`` at 200 Hz until ``until()`` (the loop re-sends the latest command every cycle)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        backend.write(cmd, time.monotonic_ns())
+        if until():
+            return True
+        time.sleep(0.005)
+    return until()
+
+
+def positions(backend: GazeboBackend) -> np.ndarray:
+    return backend.read(time.monotonic_ns()).positions
+
+
+# ------------------------------------------------------------------ the C++ world peer
+def test_closed_loop_on_the_seed_world(make_backend: Any, world_peers: Any) -> None:
+    peer = world_peers(*ur3e_peer_args(initial=[0.1] * 6, extra=["--extra-joint", "ghost_joint"]))
+    backend, log = make_backend()
+    backend.connect(TIMEOUT)
+    assert backend.capabilities.modes == frozenset({CommandMode.POSITION})
+    assert wait_until(lambda: bool((backend.read(0).stamps > 0).all()), TIMEOUT), log.lines
+    np.testing.assert_allclose(positions(backend), 0.1, atol=1e-9)
+    target = [0.5, -0.4, 0.3, -0.2, 0.6, -0.3]
+    assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
+    # The C++ side received gz.msgs.Double on the seed's topics (its CMD lines name each joint).
+    assert peer.wait_for(lambda lines: sum(line.startswith("CMD ") for line in lines) == 6, TIMEOUT), peer.lines
+    sample = backend.read(time.monotonic_ns())
+    assert sample.efforts is not None and (sample.stamps > 0).all()
+    health = backend.health()
+    assert health.connected and health.message == "connected to Gazebo", health
+    assert "ghost_joint" in health.values["ignored joints"]  # a joint the robot lacks: ignored
+    assert log.has("connected: joint states of 6 joints")
+    assert not log.has("position limits")  # the peer reports the model's own limits
+    assert UR3E_STATE_TOPIC in health.values["joint state topics"]
+
+
+def test_waits_for_gazebo_then_reconnects_after_a_restart(make_backend: Any, world_peers: Any) -> None:
+    backend, log = make_backend(silence_timeout=0.5)
+    backend.connect(TIMEOUT)  # nothing running: configure goes on, and says why it waits
+    assert log.has("waiting for Gazebo: no joint state yet on " + UR3E_STATE_TOPIC, "warning")
+    assert not backend.health().connected
+    # Held before any state: nothing to hold, nothing sent.
+    backend.write(command(CommandMode.HOLD, math.nan), time.monotonic_ns())
+    assert backend.health().values["commands sent"] == "0"
+    peer = world_peers(*ur3e_peer_args(initial=[0.2] * 6))
+    assert wait_until(lambda: log.has("gazebo: connected"), TIMEOUT), log.lines
+    target = [0.3, 0.25, 0.2, 0.15, 0.1, 0.05]
+    assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
+    peer.stop()  # Gazebo goes away (BYE)...
+    assert wait_until(lambda: log.has("no joint state from Gazebo"), TIMEOUT), log.lines
+    assert not backend.health().connected
+    restarted = world_peers(*ur3e_peer_args(initial=[0.0] * 6))  # ...and comes back with the arm at 0
+    # The latest command keeps being sent: the restarted world gets it and the arm returns to it.
+    assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
+    assert restarted.wait_line("CMD shoulder_pan_joint 0.300000", TIMEOUT), restarted.lines
+    assert wait_until(lambda: sum("gazebo: connected" in line for _, line in log.lines) >= 2, TIMEOUT), log.lines
+    assert backend.health().connected
+
+
+def test_a_crashed_gazebo_is_noticed_by_silence(make_backend: Any, world_peers: Any) -> None:
+    peer = world_peers()
+    backend, log = make_backend(silence_timeout=0.5)
+    backend.connect(TIMEOUT)
+    assert wait_until(lambda: backend.health().connected, TIMEOUT)
+    peer.kill()  # no BYE
+    assert wait_until(lambda: log.has("no joint state from Gazebo for 0.5 s"), TIMEOUT), log.lines
+
+
+def test_wrong_partition_is_diagnosed(make_backend: Any, world_peers: Any, partition: str) -> None:
+    world_peers(*ur3e_peer_args(), partition_override=partition + "_sim")
+    backend, log = make_backend(wait_at_configure=3.0)
+    backend.connect(TIMEOUT)
+    # The built-in transport sees the simulator's discovery traffic in the other partition.
+    assert wait_until(
+        lambda: any(f"'{partition}_sim'" in p and "joint_state" in p for p in backend.transport.problems()), TIMEOUT
+    )
+    assert wait_until(lambda: "transport problems" in backend.health().values, TIMEOUT)
+    assert f"'{partition}_sim'" in backend.health().values["transport problems"]
+    assert log.has(f"partition '{partition}_sim'"), log.lines  # logged by the transport as a warning
+    assert not backend.health().connected
+
+
+def test_type_name_mismatch_is_diagnosed(make_backend: Any, world_peers: Any) -> None:
+    world_peers(*ur3e_peer_args(extra=["--type-prefix", "ignition.msgs"]))  # a Fortress-style peer
+    backend, log = make_backend(wait_at_configure=3.0)
+    backend.connect(TIMEOUT)
+    assert wait_until(lambda: any("ignition.msgs.Model" in p for p in backend.transport.problems()), TIMEOUT)
+    assert not backend.health().connected
+
+
+def test_limits_reported_by_gazebo_are_checked(make_backend: Any, world_peers: Any) -> None:
+    world_peers(*ur3e_peer_args(limits={"elbow_joint": (-1.0, 1.0)}))
+    backend, log = make_backend()
+    backend.connect(TIMEOUT)
+    assert wait_until(lambda: log.has("position limits of elbow_joint are [-1, 1]"), TIMEOUT), log.lines
+    assert log.has("will not be reached")
+    assert not log.has("position limits of shoulder_pan_joint")
+
+
+def test_require_gazebo_fails_configure_with_the_diagnosis(make_backend: Any) -> None:
+    backend, _ = make_backend(require_gazebo=True)
+    with pytest.raises(BackendError, match="no joint state within 0.5 s.*is Gazebo running"):
+        backend.connect(0.5)
+
+
+def test_configuration_errors(make_backend: Any, tmp_path: Path) -> None:
+    urdf, _ = make_backend(source=str(tmp_path / "arm.urdf"))
+    with pytest.raises(BackendError, match="topics from an SDF world"):
+        urdf.connect(1.0)
+    bad, _ = make_backend(
+        position_topics=["nojoint=/x"], joint_state_topics=["/js"], world_file=str(tmp_path / "x.txt")
+    )
+    with pytest.raises(BackendError, match="not a driven joint"):
+        bad.connect(1.0)
+    # Without plugins: no controller and no state for the joints.
+    world = tmp_path / "bare.sdf"
+    world.write_text('<sdf version="1.11"><world name="w"><include><uri>ur3e.sdf</uri></include></world></sdf>')
+    (tmp_path / "ur3e.sdf").write_text((UR3E_WORLD.parent / "ur3e.sdf").read_text())
+    bare, _ = make_backend(world_file=str(world))
+    with pytest.raises(BackendError, match="shoulder_pan_joint has no controller.*no JointStatePublisher"):
+        bare.connect(1.0)
+
+
+# ------------------------------------------------------------------ message layouts (our transport as Gazebo)
+ACT_ARM = """<?xml version="1.0"?>
+<sdf version="1.9"><world name="w"><model name="arm">
+  <link name="base"/><link name="l1"/><link name="l2"/><link name="l3"/>
+  <joint name="j1" type="revolute"><parent>base</parent><child>l1</child>
+    <axis><xyz>0 0 1</xyz><limit><lower>-2</lower><upper>2</upper></limit></axis></joint>
+  <joint name="j2" type="revolute"><parent>l1</parent><child>l2</child>
+    <axis><xyz>0 1 0</xyz><limit><lower>-2</lower><upper>2</upper></limit></axis></joint>
+  <joint name="j3" type="revolute"><parent>l2</parent><child>l3</child>
+    <axis><xyz>0 1 0</xyz><limit><lower>-2</lower><upper>2</upper></limit></axis></joint>
+  {plugins}
+  <plugin filename="gz-sim-joint-state-publisher-system" name="gz::sim::systems::JointStatePublisher"/>
+</model></world></sdf>
+"""
+
+
+def _jpc(joint: str, body: str) -> str:
+    return (
+        '<plugin filename="gz-sim-joint-position-controller-system" name="gz::sim::systems::JointPositionController">'
+        f"<joint_name>{joint}</joint_name>{body}</plugin>"
+    )
+
+
+def _fake_gazebo(transport_factory: TransportFactory, messages: GzMessages, joints: list[str]) -> Any:
+    """Our own transport publishing the arm's joint state at 100 Hz (in a thread), as Gazebo would."""
+    import threading
+
+    gz = transport_factory()
+    publisher = gz.advertise("/world/w/model/arm/joint_state", "gz.msgs.Model")
+    stop = threading.Event()
+
+    def run() -> None:
+        while not stop.wait(0.01):
+            model = messages.new("gz.msgs.Model", name="arm")
+            for joint in joints:
+                model.joint.add(name=joint).axis1.position = 0.0
+            publisher.publish(model)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return gz, stop, thread
+
+
+def _arm_backend(make_backend: Any, path: Path, **options: Any) -> tuple[GazeboBackend, ListLogger]:
+    loaded = load_model_file(str(path), [])
+    return make_backend(source=loaded.source, robot=loaded.robot, **options)
+
+
+def test_actuators_and_trajectory_messages(
+    make_backend: Any, transport_factory: TransportFactory, messages: GzMessages, tmp_path: Path
+) -> None:
+    plugins = (
+        _jpc("j1", "<use_actuator_msg>true</use_actuator_msg><actuator_number>2</actuator_number>")
+        + _jpc("j2", "<use_actuator_msg>true</use_actuator_msg><actuator_number>0</actuator_number>")
+        + '<plugin filename="gz-sim-joint-trajectory-controller-system" '
+        'name="gz::sim::systems::JointTrajectoryController"><joint_name>j3</joint_name></plugin>'
+    )
+    world = tmp_path / "arm.sdf"
+    world.write_text(ACT_ARM.format(plugins=plugins))
+    gz, stop, thread = _fake_gazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    actuators, trajectories = Inbox(), Inbox()
+    gz.subscribe("/actuators", "gz.msgs.Actuators", actuators)
+    gz.subscribe("/model/arm/joint_trajectory", "gz.msgs.JointTrajectory", trajectories)
+    try:
+        backend, log = _arm_backend(make_backend, world, wait_at_configure=3.0)
+        backend.connect(TIMEOUT)
+        assert log.has("/actuators (gz.msgs.Actuators): the driver sends position[1] as 0"), log.lines
+        cmd = command(CommandMode.POSITION, [0.5, -0.25, 0.75], n=3)
+        assert drive(backend, cmd, lambda: bool(actuators.values()) and bool(trajectories.values()))
+    finally:
+        stop.set()
+        thread.join()
+    act = actuators.values()[-1]
+    assert list(act.position) == [-0.25, 0.0, 0.5] and list(act.velocity) == []
+    traj = trajectories.values()[-1]
+    assert list(traj.joint_names) == ["j3"]
+    assert [list(p.positions) for p in traj.points] == [[0.75]]
+
+
+def test_command_rate_limits_resending_unchanged_commands(
+    make_backend: Any, transport_factory: TransportFactory, messages: GzMessages, tmp_path: Path
+) -> None:
+    world = tmp_path / "arm.sdf"
+    world.write_text(ACT_ARM.format(plugins=_jpc("j1", "") + _jpc("j2", "") + _jpc("j3", "")))
+    backend, _ = _arm_backend(make_backend, world, command_rate=10.0)
+    backend.connect(0.1)
+    start = time.monotonic_ns()
+    cmd = command(CommandMode.POSITION, [0.1, 0.2, 0.3], n=3)
+    for k in range(100):  # 1 s of a 100 Hz loop
+        backend.write(cmd, start + k * 10_000_000)
+    assert int(backend.health().values["commands sent"]) == 3 * 10
+    changed = command(CommandMode.POSITION, [0.1, 0.2, 0.35], n=3)
+    backend.write(changed, start + 955_000_000)  # a change goes out at once (only the changed joint)
+    assert int(backend.health().values["commands sent"]) == 3 * 10 + 1
