@@ -299,6 +299,8 @@ class DriverNode(LifecycleNode):
                 options=options,
                 model_source=session.source,
                 ros_node=self,
+                model_scope=loaded.scope,
+                model_dirs=tuple(str(d) for d in self.get_parameter("model_dirs").value or []),
             )
         )
         backend.connect(float(self.get_parameter("connect_timeout").value))

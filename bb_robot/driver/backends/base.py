@@ -90,6 +90,9 @@ class BackendContext:
     node, for backends that talk ROS themselves (publishers, subscriptions, timers, graph
     queries; create them in ``connect``, destroy them in ``disconnect``; their callbacks run in
     the executor thread, never the loop's); ``None`` outside a node (the core's tests).
+    ``model_scope`` is the SDF model the robot was selected as (``a::b::c``; ``""`` otherwise)
+    and ``model_dirs`` the directories the model's includes were searched in, for backends that
+    read the file again.
     """
 
     robot: Robot
@@ -101,6 +104,8 @@ class BackendContext:
     model_source: str | None = None
     clock: Callable[[], int] = time.monotonic_ns
     ros_node: Any | None = None
+    model_scope: str = ""
+    model_dirs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, eq=False)
