@@ -25,7 +25,7 @@ from sim_peer import (
 )
 
 from bb_robot.driver import limits as L
-from bb_robot.driver.backends.base import BackendCommand, BackendContext
+from bb_robot.driver.backends.base import BackendCommand, BackendContext, HealthLevel
 from bb_robot.driver.backends.gazebo import GazeboBackend
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
@@ -170,7 +170,8 @@ def test_waits_for_gazebo_then_reconnects_after_a_restart(make_backend: Any, wor
     backend, log = make_backend(silence_timeout=0.5)
     backend.connect(TIMEOUT)  # nothing running: configure goes on, and says why it waits
     assert log.has("waiting for Gazebo: no joint state yet on " + UR3E_STATE_TOPIC, "warning")
-    assert not backend.health().connected
+    health = backend.health()  # a warning, not a lost connection: the driver keeps running
+    assert health.connected and health.level == HealthLevel.WARN and "waiting" in health.message
     # Held before any state: nothing to hold, nothing sent.
     backend.write(command(CommandMode.HOLD, math.nan), time.monotonic_ns())
     assert backend.health().values["commands sent"] == "0"
@@ -180,13 +181,13 @@ def test_waits_for_gazebo_then_reconnects_after_a_restart(make_backend: Any, wor
     assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
     peer.stop()  # Gazebo goes away (BYE)...
     assert wait_until(lambda: log.has("no joint state from Gazebo"), TIMEOUT), log.lines
-    assert not backend.health().connected
+    assert "waiting" in backend.health().message
     restarted = world_peers(*ur3e_peer_args(initial=[0.0] * 6))  # ...and comes back with the arm at 0
     # The latest command keeps being sent: the restarted world gets it and the arm returns to it.
     assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
     assert restarted.wait_line("CMD shoulder_pan_joint 0.300000", TIMEOUT), restarted.lines
     assert wait_until(lambda: sum("gazebo: connected" in line for _, line in log.lines) >= 2, TIMEOUT), log.lines
-    assert backend.health().connected
+    assert backend.health().message == "connected to Gazebo"
 
 
 def test_a_crashed_gazebo_is_noticed_by_silence(make_backend: Any, world_peers: Any) -> None:
@@ -196,6 +197,14 @@ def test_a_crashed_gazebo_is_noticed_by_silence(make_backend: Any, world_peers: 
     assert wait_until(lambda: backend.health().connected, TIMEOUT)
     peer.kill()  # no BYE
     assert wait_until(lambda: log.has("no joint state from Gazebo for 0.5 s"), TIMEOUT), log.lines
+    assert backend.health().connected  # a warning by default...
+
+
+def test_fault_on_disconnect_reports_a_lost_connection(make_backend: Any) -> None:
+    backend, _ = make_backend(fault_on_disconnect=True)
+    backend.connect(TIMEOUT)
+    health = backend.health()  # ...or a lost connection (the driver goes to error until reset)
+    assert not health.connected and "waiting" in health.message
 
 
 def test_wrong_partition_is_diagnosed(make_backend: Any, world_peers: Any, partition: str) -> None:
@@ -209,7 +218,7 @@ def test_wrong_partition_is_diagnosed(make_backend: Any, world_peers: Any, parti
     assert wait_until(lambda: "transport problems" in backend.health().values, TIMEOUT)
     assert f"'{partition}_sim'" in backend.health().values["transport problems"]
     assert log.has(f"partition '{partition}_sim'"), log.lines  # logged by the transport as a warning
-    assert not backend.health().connected
+    assert "waiting" in backend.health().message
 
 
 def test_type_name_mismatch_is_diagnosed(make_backend: Any, world_peers: Any) -> None:
@@ -217,7 +226,7 @@ def test_type_name_mismatch_is_diagnosed(make_backend: Any, world_peers: Any) ->
     backend, log = make_backend(wait_at_configure=3.0)
     backend.connect(TIMEOUT)
     assert wait_until(lambda: any("ignition.msgs.Model" in p for p in backend.transport.problems()), TIMEOUT)
-    assert not backend.health().connected
+    assert "waiting" in backend.health().message
 
 
 def test_limits_reported_by_gazebo_are_checked(make_backend: Any, world_peers: Any) -> None:

@@ -163,8 +163,16 @@ class GazeboBackend(Backend):
                 "Seconds configure waits for Gazebo's first joint states (at most connect_timeout) before going on.",
                 "double",
             ),
+            spec(
+                "fault_on_disconnect",
+                False,
+                "Report a missing Gazebo (not started, stopped, restarting) as a lost connection, which puts the "
+                "driver in error until ~/reset (as with hardware). Default: a warning; the driver waits and "
+                "Gazebo gets the latest command when it is back.",
+                "bool",
+            ),
             spec("publish_clock", False, "Republish Gazebo's world clock on ROS /clock (rosgraph_msgs/Clock).", "bool"),
-            spec("clock_topic", "", "Gazebo's gz.msgs.Clock topic. Empty: /world/<world>/clock.", ""),
+            spec("clock_topic", "", "Gazebo's gz.msgs.Clock topic. Empty: /world/<world>/clock."),
             spec(
                 "check_limits",
                 True,
@@ -259,8 +267,8 @@ class GazeboBackend(Backend):
         from bb_robot.errors import BbRobotError
         from bb_robot.sdf.loader import load_from_file
 
-        scope = str(self._option("model_scope", "")) or str(getattr(self.context, "model_scope", "") or "")
-        dirs = [str(d) for d in (getattr(self.context, "model_dirs", ()) or ())]
+        scope = str(self._option("model_scope", "")) or self.context.model_scope
+        dirs = list(self.context.model_dirs)
         dirs.append(os.path.dirname(os.path.realpath(path)))
         try:
             result = load_from_file(path, scope, resource_paths=dirs, build_serial=False)
@@ -739,7 +747,11 @@ class GazeboBackend(Backend):
         if self._connected:
             level = HealthLevel.WARN if problems else HealthLevel.OK
             return Health(True, level, "connected to Gazebo", values)
-        return Health(False, HealthLevel.WARN, "waiting for Gazebo's joint states", values)
+        # Waiting (Gazebo not started yet, stopped or restarting) is a warning, not a fault: the
+        # driver keeps running and Gazebo gets the latest command when it is back; with
+        # fault_on_disconnect the driver goes to error instead (and needs ~/reset), as with hardware.
+        fault = bool(self._option("fault_on_disconnect", False))
+        return Health(not fault, HealthLevel.WARN, "waiting for Gazebo's joint states", values)
 
 
 BACKEND = GazeboBackend
