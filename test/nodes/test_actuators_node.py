@@ -196,6 +196,20 @@ def test_commands_and_feedback_go_through_the_transmissions(
         )
 
     wait_for(probe, other_modes, "wrist velocity -0.6 and shoulder effort 0.5", node)
+    commands.publish(JointState(name=["wrist"], position=[1.0]))  # and back to a position
+
+    def position_again() -> bool:
+        wrist = servo.last("wrist_servo")
+        return wrist is not None and list(wrist.position) == pytest.approx([-4.5]) and list(wrist.effort) == []
+
+    wait_for(probe, position_again, "wrist position -4.5 again", node)
+
+    # Feedback that breaks the contract is ignored, with a warning naming the topic.
+    bad = probe.node.create_publisher(JointState, topics[0].state, VOLATILE)
+    probe.wait_for_subscribers(bad)
+    bad.publish(JointState(name=["shoulder_motor"], position=[1.0, 2.0]))
+    wait_for(probe, lambda: f"ignored a feedback message on '{topics[0].state}'" in node.log(), "the warning", node)
+    probe.node.destroy_publisher(bad)
 
     # A second publisher on an actuator's command topic is detected and reported.
     intruder = probe.node.create_publisher(JointState, topics[1].command, VOLATILE)

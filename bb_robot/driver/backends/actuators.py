@@ -235,6 +235,8 @@ class ActuatorsBackend(Backend):
         self._throttle = WarningThrottle(5.0)
         self._publishers: list[Any] = []
         self._messages: list[Any] = []
+        #: The mode each command message's arrays are shaped for (-1: none yet).
+        self._shapes: list[int] = []
         self._subscriptions: list[Any] = []
         self._index_pub: Any = None
         self._graph_timer: Any = None
@@ -329,6 +331,7 @@ class ActuatorsBackend(Backend):
                 message = JointState()
                 message.name = [actuator.name]
                 self._messages.append(message)
+                self._shapes.append(-1)
                 self._subscriptions.append(
                     node.create_subscription(JointState, topics.state, partial(self._on_feedback, i), state_qos())
                 )
@@ -405,7 +408,7 @@ class ActuatorsBackend(Backend):
                 function(entity)
             except Exception:  # noqa: BLE001 - best effort while releasing
                 pass
-        self._subscriptions, self._publishers, self._messages = [], [], []
+        self._subscriptions, self._publishers, self._messages, self._shapes = [], [], [], []
         self._index_pub = self._graph_timer = self._param_callback = None
         for name in self._declared:
             try:
@@ -425,10 +428,11 @@ class ActuatorsBackend(Backend):
         if problem is not None:
             self.rejected_feedback += 1
             topic = self.topics[index].state
-            muted = self._throttle.allow((topic, problem))
+            kind, text = problem
+            muted = self._throttle.allow((topic, kind))
             if muted is not None:
                 more = f" ({muted} more like it since the last one)" if muted else ""
-                self.logger.warning(f"actuators: ignored a feedback message on '{topic}': {problem}{more}")
+                self.logger.warning(f"actuators: ignored a feedback message on '{topic}': {text}{more}")
             return
         velocity = float(msg.velocity[0]) if len(msg.velocity) else 0.0
         effort = float(msg.effort[0]) if len(msg.effort) else math.nan
@@ -469,32 +473,47 @@ class ActuatorsBackend(Backend):
         if not self._node.context.ok():
             return  # ROS is shutting down (SIGINT reached rclpy before the driver stopped its loop)
         tx = self._transmissions
-        modes = command.modes
         with np.errstate(invalid="ignore"):
-            position = tx.actuator_position(command.position)
-            velocity = tx.actuator_velocity(np.nan_to_num(command.velocity))
-            effort = tx.actuator_effort(command.effort)
-        seen = self._fb_stamps > 0
+            positions = tx.actuator_position(command.position).tolist()
+            velocities = tx.actuator_velocity(np.nan_to_num(command.velocity)).tolist()
+            efforts = tx.actuator_effort(command.effort).tolist()
+        seen = (self._fb_stamps > 0).tolist()
         stamp = self._node.get_clock().now().to_msg()
+        shapes = self._shapes
+        isfinite = math.isfinite
         try:
-            for i, (publisher, msg) in enumerate(zip(self._publishers, self._messages, strict=True)):
-                mode = int(modes[i])
+            for i, mode in enumerate(command.modes.tolist()):
+                msg = self._messages[i]
+                # The arrays keep their length while the mode does: then only their values change
+                # (assigning a list goes through the message's checks, a few times slower).
                 if mode == _POSITION or mode == _HOLD:
-                    value = float(position[i])
-                    msg.position, msg.velocity, msg.effort = [value], [float(velocity[i])], []
+                    value = positions[i]
+                    if shapes[i] != _POSITION:
+                        msg.position, msg.velocity, msg.effort = [value], [velocities[i]], []
+                        shapes[i] = _POSITION
+                    else:
+                        msg.position[0], msg.velocity[0] = value, velocities[i]
                 elif mode == _VELOCITY:
-                    value = float(velocity[i])
-                    msg.position, msg.velocity, msg.effort = [], [value], []
+                    value = velocities[i]
+                    if shapes[i] != _VELOCITY:
+                        msg.position, msg.velocity, msg.effort = [], [value], []
+                        shapes[i] = _VELOCITY
+                    else:
+                        msg.velocity[0] = value
                 elif mode == _EFFORT:
-                    value = float(effort[i])
-                    msg.position, msg.velocity, msg.effort = [], [], [value]
+                    value = efforts[i]
+                    if shapes[i] != _EFFORT:
+                        msg.position, msg.velocity, msg.effort = [], [], [value]
+                        shapes[i] = _EFFORT
+                    else:
+                        msg.effort[0] = value
                 else:
                     value = math.nan
-                if not seen[i] or not math.isfinite(value):
+                if not seen[i] or not isfinite(value):
                     self.skipped_commands += 1
                     continue
                 msg.header.stamp = stamp
-                publisher.publish(msg)
+                self._publishers[i].publish(msg)
                 self.commands_sent += 1
         except Exception:
             if not self._node.context.ok():
@@ -662,17 +681,17 @@ class ActuatorsBackend(Backend):
         self.unsubscribed = unsubscribed
 
 
-def _feedback_problem(msg: Any, actuator: str) -> str | None:
-    """Why a feedback message is not usable (``None`` if it is)."""
+def _feedback_problem(msg: Any, actuator: str) -> tuple[str, str] | None:
+    """Why a feedback message is not usable, as (kind, text); ``None`` if it is usable."""
     if len(msg.name) > 1 or (len(msg.name) == 1 and msg.name[0] != actuator):
-        return f"name {list(msg.name)} is not ['{actuator}'] (or empty)"
+        return "name", f"name {list(msg.name)} is not ['{actuator}'] (or empty)"
     if len(msg.position) != 1:
-        return f"position has {len(msg.position)} entries instead of 1"
+        return "position", f"position has {len(msg.position)} entries instead of 1"
     if len(msg.velocity) > 1 or len(msg.effort) > 1:
-        return "velocity and effort must have 0 or 1 entries"
+        return "entries", "velocity and effort must have 0 or 1 entries"
     values = [msg.position[0], *msg.velocity, *msg.effort]
     if not all(math.isfinite(v) for v in values):
-        return f"non-finite value in {values}"
+        return "finite", f"non-finite value in {values}"
     return None
 
 
