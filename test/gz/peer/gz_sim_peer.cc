@@ -10,12 +10,17 @@
 //     --type-prefix  P: subscribe P.Double, publish P.Model / P.Clock (default gz.msgs)
 //     --extra-joint  NAME: also report a joint the driver does not know (always at 0)
 //     --clock        TOPIC: publish the simulation time there (P.Clock) at RATE_HZ
+//     --record       FILE: for benchmarks, report the last joint's position as k * 1e-6 in the
+//                    k-th state message (a sequence number) and write, on exit, "S k t" for each
+//                    state published and "C t value" for each change of the first joint's
+//                    command received (t: CLOCK_MONOTONIC nanoseconds, as Python's monotonic_ns)
 //
 // Prints "READY", then "CMD <joint> <value>" for the first command of each joint, and
 // "CONNECTED" once a subscriber of the joint states has registered.  Stops when standard input
 // closes.  Partition and address come from IGN_PARTITION / IGN_IP.
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -90,17 +95,21 @@ int main(int _argc, char **_argv)
   std::string prefix = "gz.msgs";
   std::string extraJoint;
   std::string clockTopic;
+  std::string recordPath;
   std::vector<Joint> joints;
   for (int i = 5; i < _argc; ++i)
   {
     const std::string arg = _argv[i];
-    if ((arg == "--type-prefix" || arg == "--extra-joint" || arg == "--clock") && i + 1 < _argc)
+    if ((arg == "--type-prefix" || arg == "--extra-joint" || arg == "--clock" || arg == "--record") &&
+        i + 1 < _argc)
     {
       const std::string value = _argv[++i];
       if (arg == "--type-prefix")
         prefix = value;
       else if (arg == "--extra-joint")
         extraJoint = value;
+      else if (arg == "--record")
+        recordPath = value;
       else
         clockTopic = value;
       continue;
@@ -116,6 +125,19 @@ int main(int _argc, char **_argv)
 
   ignition::transport::Node node;
   std::mutex stateMutex;
+  const bool recording = !recordPath.empty();
+  std::vector<std::pair<int64_t, double>> commandChanges;
+  std::vector<int64_t> statePublished;
+  if (recording)
+  {
+    commandChanges.reserve(1 << 20);
+    statePublished.reserve(1 << 20);
+  }
+  auto monotonicNs = []()
+  {
+    return static_cast<int64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+        std::chrono::steady_clock::now().time_since_epoch()).count());
+  };
   const std::string doubleType = prefix + ".Double";
   for (size_t index = 0; index < joints.size(); ++index)
   {
@@ -130,6 +152,8 @@ int main(int _argc, char **_argv)
         std::lock_guard<std::mutex> lock(stateMutex);
         Joint &joint = joints[index];
         first = !joint.commanded;
+        if (recording && index == 0 && (first || joint.command != command.data()))
+          commandChanges.emplace_back(monotonicNs(), command.data());
         joint.command = command.data();
         joint.commanded = true;
       }
@@ -205,7 +229,19 @@ int main(int _argc, char **_argv)
     }
     if (!extraJoint.empty())
       model.add_joint()->set_name(extraJoint);
-    model.SerializeToString(&bytes);
+    if (recording && !joints.empty())
+    {
+      const auto k = static_cast<int64_t>(statePublished.size());
+      model.mutable_joint(static_cast<int>(joints.size()) - 1)->mutable_axis1()->set_position(
+          static_cast<double>(k) * 1e-6);
+      statePublished.push_back(0);
+      model.SerializeToString(&bytes);
+      statePublished.back() = monotonicNs();
+    }
+    else
+    {
+      model.SerializeToString(&bytes);
+    }
     statePublisher.PublishRaw(bytes, modelType);
     if (clockPublisher)
     {
@@ -222,5 +258,18 @@ int main(int _argc, char **_argv)
     }
   }
   reader.join();
+  if (recording)
+  {
+    FILE *file = std::fopen(recordPath.c_str(), "w");
+    if (file != nullptr)
+    {
+      std::lock_guard<std::mutex> lock(stateMutex);
+      for (size_t k = 0; k < statePublished.size(); ++k)
+        std::fprintf(file, "S %zu %lld\n", k, static_cast<long long>(statePublished[k]));
+      for (const auto &change : commandChanges)
+        std::fprintf(file, "C %lld %.17g\n", static_cast<long long>(change.first), change.second);
+      std::fclose(file);
+    }
+  }
   return 0;
 }
