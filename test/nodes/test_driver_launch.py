@@ -72,7 +72,7 @@ def test_driver_sections_set_only_declared_parameters(path: Path) -> None:
     values = _sections(path, NODE_NAME)
     joints = _joints(path, values)
     given = {name for name in _flatten("", section)}
-    unknown = {name for name in given if not is_declared(name, joints, backend_parameters=SIM_PARAMETERS)}
+    unknown = {name for name in given if not is_declared(name, joints, backend_parameters=_backend_parameters(values))}
     assert not unknown, f"{path.name} sets parameters the driver does not declare (joints {joints}): {unknown}"
     flat = {name: _lookup(section, name) for name in given}
     for spec in PARAMETERS:
@@ -91,6 +91,14 @@ def test_driver_sections_set_only_declared_parameters(path: Path) -> None:
         )
         if pattern is not None:
             _check_type(pattern.type, value, f"{path.name}: {name}")
+
+
+def _backend_parameters(values: dict[str, Any]) -> set[str]:
+    """The backend parameters of the file's backend (``sim`` by default)."""
+    from bb_robot.driver.backends.base import backend_class
+
+    backend = backend_class(str(values.get("backend") or "sim"))
+    return SIM_PARAMETERS | {f"{backend.name}.{spec.name}" for spec in backend.parameters()}
 
 
 def _lookup(section: dict[str, Any], dotted: str) -> Any:
@@ -114,7 +122,7 @@ def _joints(path: Path, values: dict[str, Any]) -> tuple[str, ...] | None:
 
     model = values.get("model") or _sections(path, "description").get("model")
     if not model:
-        if path.name == "ur3e_world.yaml" and UR3E_WORLD.is_file():
+        if path.name in ("ur3e_world.yaml", "ur3e_world_gazebo.yaml") and UR3E_WORLD.is_file():
             model = str(UR3E_WORLD)
         else:
             return None
