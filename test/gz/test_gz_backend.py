@@ -356,3 +356,21 @@ def test_command_rate_limits_resending_unchanged_commands(
     changed = command(CommandMode.POSITION, [0.1, 0.2, 0.35], n=3)
     backend.write(changed, start + 955_000_000)  # a change goes out at once (only the changed joint)
     assert int(backend.health().values["commands sent"]) == 3 * 10 + 1
+
+
+def test_the_official_transport_is_chosen_by_parameter(make_backend: Any) -> None:
+    """``gz_transport: official`` uses gz.transport13; where it cannot import (no Gazebo Harmonic
+    here), configure fails saying so, and an unknown implementation is refused."""
+    try:
+        import gz.transport13  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        official, _ = make_backend(gz_transport="official")
+        with pytest.raises(BackendError, match="cannot start gz-transport 'official'"):
+            official.connect(1.0)
+    else:  # pragma: no cover - a machine with Gazebo Harmonic
+        official, _ = make_backend(gz_transport="official")
+        official.connect(1.0)
+        assert official.transport.implementation == "official"
+    unknown, _ = make_backend(gz_transport="zenoh")
+    with pytest.raises(BackendError, match="unknown gz transport 'zenoh'"):
+        unknown.connect(1.0)
