@@ -211,6 +211,23 @@ def test_commands_and_feedback_go_through_the_transmissions(
     wait_for(probe, lambda: f"ignored a feedback message on '{topics[0].state}'" in node.log(), "the warning", node)
     probe.node.destroy_publisher(bad)
 
+    # The model's bound parameter transmissions.<actuator>.reduction changes the transmission live
+    # (feedback 1.0 -> 1.0 / 20 + 0.2), and the index is republished.
+    results = probe.set_parameters(node.name, {"transmissions.shoulder_motor.reduction": 20.0})
+    assert all(r.successful for r in results), results
+    wait_for(
+        probe,
+        lambda: abs(joint_positions(joint_states[-1], ["shoulder"])[0] - 0.25) < 1e-12,
+        "shoulder at 1.0 / 20 + 0.2",
+        node,
+    )
+    wait_for(
+        probe,
+        lambda: json.loads(index[-1].data)["actuators"][0]["transmission"]["reduction"] == 20.0,
+        "the index with the new reduction",
+        node,
+    )
+
     # A second publisher on an actuator's command topic is detected and reported.
     intruder = probe.node.create_publisher(JointState, topics[1].command, VOLATILE)
 

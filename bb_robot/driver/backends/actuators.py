@@ -337,7 +337,10 @@ class ActuatorsBackend(Backend):
                 )
             if self.wait_for_feedback:
                 self._wait_for_feedback(timeout)
-            self._graph_timer = node.create_timer(self.graph_check_period, self.check_graph)
+            from rclpy.clock import Clock, ClockType
+
+            steady = Clock(clock_type=ClockType.STEADY_TIME)  # (not /clock under use_sim_time)
+            self._graph_timer = node.create_timer(self.graph_check_period, self.check_graph, clock=steady)
             self._param_callback = node.add_on_set_parameters_callback(self._on_set_parameters)
         except BaseException:
             self.disconnect()
