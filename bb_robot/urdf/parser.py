@@ -64,7 +64,7 @@ Unknown attributes are ignored (real files carry many, e.g. Franka's ``<dynamics
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from math import isfinite
 
 from . import ir
@@ -94,6 +94,14 @@ _EXAMPLES = {
     "scale": "1 1 1",
     "rgba": "0.8 0.8 0.8 1",
 }
+
+
+# Elements that stand at most once in their parent: a later one is reported and skipped (see children_once).
+_ONCE_IN_LINK = frozenset({"inertial"})
+_ONCE_IN_VISUAL = frozenset({"origin", "geometry", "material"})
+_ONCE_IN_COLLISION = frozenset({"origin", "geometry"})
+_ONCE_IN_INERTIAL = frozenset({"origin", "mass", "inertia"})
+_ONCE_IN_JOINT = frozenset({"origin", "axis", "limit", "dynamics", "mimic", "safety_controller"})
 
 
 def _owner_of(kind: str, name: str | None) -> str:
@@ -136,6 +144,22 @@ class _Parser:
 
     def repeated(self, node: Node, owner: str) -> None:
         self.warn(node.line, f"{owner}: a second <{node.tag}> is ignored (only the first one counts)")
+
+    def unknown(self, node: Node, owner: str, parent_tag: str) -> None:
+        self.warn(node.line, f"{owner}: unknown element <{node.tag}> in <{parent_tag}> is not supported; skipped")
+
+    def children_once(self, node: Node, owner: str, once: frozenset[str]) -> Iterator[Node]:
+        """The children of ``node``, except a second or later child of a tag in ``once``: that one is
+        reported with :meth:`repeated` and skipped (URDF lets such an element stand once; the first counts)."""
+        seen: set[str] = set()
+        for child in node.children:
+            tag = child.tag
+            if tag in once:
+                if tag in seen:
+                    self.repeated(child, owner)
+                    continue
+                seen.add(tag)
+            yield child
 
     def missing(self, node: Node, attribute: str, owner: str | None, hint: str | None = None) -> MissingAttributeError:
         return MissingAttributeError(
@@ -338,10 +362,7 @@ class _Parser:
                     continue
                 texture = filename
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <material> is not supported; skipped",
-                )
+                self.unknown(child, owner, "material")
         return color, texture
 
     def color(self, node: Node, owner: str) -> ir.Color:
@@ -424,8 +445,7 @@ class _Parser:
         owner = f"link '{name}'"
         link = ir.Link(name=name)
         visuals: list[ir.Visual] = []
-        inertial_seen = False
-        for child in node.children:
+        for child in self.children_once(node, owner, _ONCE_IN_LINK):
             tag = child.tag
             if tag == "visual":
                 visual, pending = self.visual(child, owner)
@@ -435,16 +455,9 @@ class _Parser:
             elif tag == "collision":
                 link.collisions.append(self.collision(child, owner))
             elif tag == "inertial":
-                if inertial_seen:
-                    self.repeated(child, owner)
-                    continue
-                inertial_seen = True
                 link.inertial = self.inertial(child, owner)
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <link> is not supported; skipped",
-                )
+                self.unknown(child, owner, "link")
         if visuals:
             link.visual = visuals[0]
             if len(visuals) > 1:
@@ -465,31 +478,19 @@ class _Parser:
         geometry_seen = False
         material: ir.Material | None = None
         pending: str | None = None
-        for child in node.children:
+        for child in self.children_once(node, owner, _ONCE_IN_VISUAL):
             tag = child.tag
             if tag == "origin":
-                if origin is not None:
-                    self.repeated(child, owner)
-                    continue
                 origin = self.origin(child, owner)
             elif tag == "geometry":
-                if geometry_seen:
-                    self.repeated(child, owner)
-                    continue
                 geometry_seen = True
                 geometry = self.geometry(child, owner)
             elif tag == "material":
-                if material is not None:
-                    self.repeated(child, owner)
-                    continue
                 material, unresolved = self.visual_material(child, owner)
                 if unresolved:
                     pending = material.name
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <visual> is not supported; skipped",
-                )
+                self.unknown(child, owner, "visual")
         if not geometry_seen:
             self.warn(node.line, f"{owner} has no <geometry> (URDF requires one); geometry is None")
         return ir.Visual(name=name, origin=origin, geometry=geometry, material=material), pending
@@ -500,24 +501,15 @@ class _Parser:
         origin: ir.Origin | None = None
         geometry: ir.Geometry | None = None
         geometry_seen = False
-        for child in node.children:
+        for child in self.children_once(node, owner, _ONCE_IN_COLLISION):
             tag = child.tag
             if tag == "origin":
-                if origin is not None:
-                    self.repeated(child, owner)
-                    continue
                 origin = self.origin(child, owner)
             elif tag == "geometry":
-                if geometry_seen:
-                    self.repeated(child, owner)
-                    continue
                 geometry_seen = True
                 geometry = self.geometry(child, owner)
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <collision> is not supported; skipped",
-                )
+                self.unknown(child, owner, "collision")
         if not geometry_seen:
             self.warn(node.line, f"{owner} has no <geometry> (URDF requires one); geometry is None")
         return ir.Collision(name=name, origin=origin, geometry=geometry)
@@ -578,17 +570,11 @@ class _Parser:
         mass: float | None = None
         mass_seen = False
         inertia: ir.Inertia | None = None
-        for child in node.children:
+        for child in self.children_once(node, owner, _ONCE_IN_INERTIAL):
             tag = child.tag
             if tag == "origin":
-                if origin is not None:
-                    self.repeated(child, owner)
-                    continue
                 origin = self.origin(child, owner)
             elif tag == "mass":
-                if mass_seen:
-                    self.repeated(child, owner)
-                    continue
                 mass_seen = True
                 mass = self.required_number(child, "value", owner)
                 if mass < 0:
@@ -598,15 +584,9 @@ class _Parser:
                         "kept as written (simulators will refuse it)",
                     )
             elif tag == "inertia":
-                if inertia is not None:
-                    self.repeated(child, owner)
-                    continue
                 inertia = self.inertia(child, owner)
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <inertial> is not supported; skipped",
-                )
+                self.unknown(child, owner, "inertial")
         if not mass_seen:
             self.warn(node.line, f"{owner} has no <mass> (URDF requires one); mass is None")
         if inertia is None:
@@ -664,7 +644,7 @@ class _Parser:
         dynamics: ir.Dynamics | None = None
         mimic: ir.Mimic | None = None
         safety: ir.SafetyController | None = None
-        for child in node.children:
+        for child in self.children_once(node, owner, _ONCE_IN_JOINT):
             tag = child.tag
             if tag == "parent" or tag == "child":
                 link_name = child.attrib.get("link")
@@ -677,19 +657,10 @@ class _Parser:
                 else:
                     child_link = link_name
             elif tag == "origin":
-                if origin is not None:
-                    self.repeated(child, owner)
-                    continue
                 origin = self.origin(child, owner)
             elif tag == "axis":
-                if axis_node is not None:
-                    self.repeated(child, owner)
-                    continue
                 axis_node = child
             elif tag == "limit":
-                if limit is not None:
-                    self.repeated(child, owner)
-                    continue
                 limit_node = child
                 limit = ir.Limit(
                     lower=self.number(child, "lower", owner),
@@ -698,17 +669,11 @@ class _Parser:
                     velocity=self.number(child, "velocity", owner),
                 )
             elif tag == "dynamics":
-                if dynamics is not None:
-                    self.repeated(child, owner)
-                    continue
                 dynamics = ir.Dynamics(
                     damping=self.number(child, "damping", owner),
                     friction=self.number(child, "friction", owner),
                 )
             elif tag == "mimic":
-                if mimic is not None:
-                    self.repeated(child, owner)
-                    continue
                 mimicked = child.attrib.get("joint")
                 if not mimicked:
                     raise self.missing(child, "joint", owner, hint='Name the joint to follow: <mimic joint="j1"/>.')
@@ -720,9 +685,6 @@ class _Parser:
                     offset=0.0 if offset is None else offset,
                 )
             elif tag == "safety_controller":
-                if safety is not None:
-                    self.repeated(child, owner)
-                    continue
                 safety = ir.SafetyController(
                     k_velocity=self.required_number(child, "k_velocity", owner),
                     k_position=self.number(child, "k_position", owner) or 0.0,
@@ -732,10 +694,7 @@ class _Parser:
             elif tag == "calibration":
                 self.warn(child.line, f"{owner}: <calibration> is not supported; skipped")
             else:
-                self.warn(
-                    child.line,
-                    f"{owner}: unknown element <{tag}> in <joint> is not supported; skipped",
-                )
+                self.unknown(child, owner, "joint")
 
         if parent is None:
             raise MissingElementError(
