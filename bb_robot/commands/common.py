@@ -220,6 +220,17 @@ def add_json_option(parser: argparse.ArgumentParser, shape: str) -> None:
     parser.add_argument("--json", action="store_true", help=f"print JSON for scripts: {shape}")
 
 
+def add_joint_option(parser: argparse.ArgumentParser) -> None:
+    """Add the repeatable ``--joint NAME=VALUE`` (read with :func:`parse_joint_values`)."""
+    parser.add_argument(
+        "--joint",
+        action="append",
+        default=[],
+        metavar="NAME=VALUE",
+        help="joint value in rad or m (repeatable); unnamed joints are 0, mimic joints follow their source",
+    )
+
+
 def load_from_args(args: argparse.Namespace, path: str | None = None) -> Loaded:
     """:func:`load` with the input options of :func:`add_input_options`."""
     return load(

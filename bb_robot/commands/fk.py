@@ -57,12 +57,6 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "Joints not named are at 0; mimic joints follow their source.",
     )
     common.add_input_options(parser)
-    parser.add_argument(
-        "--joint",
-        action="append",
-        default=[],
-        metavar="NAME=VALUE",
-        help="joint value in rad or m (repeatable); unnamed joints are 0, mimic joints follow their source",
-    )
+    common.add_joint_option(parser)
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)
