@@ -56,6 +56,7 @@ from bb_robot.model.geometry import Box, Color, Cylinder, Geometry, Inertia, Mat
 from bb_robot.model.transforms import Matrix, rpy_to_matrix
 from bb_robot.sdf.errors import (
     FrameError,
+    FrameProblem,
     IncludeError,
     InvalidValueError,
     SdfError,
@@ -681,30 +682,40 @@ class _Builder:
         return root, version
 
     # -------------------------------------------------------------- names
+    def name_problem(
+        self, reader: _Reader, node: Node, element: str, name: str, problem: str, *, kind: FrameProblem, hint: str
+    ) -> None:
+        """Record a problem with the name of ``element`` ``name`` at ``node`` (reported with the others at the end)."""
+        self.problems.append(
+            FrameError(problem, kind=kind, source=reader.source, line=node.line, element=element, name=name, hint=hint)
+        )
+
+    def element_name(self, reader: _Reader, node: Node, kind: str) -> str:
+        """The name of a ``<link>``, ``<joint>`` or ``<frame>``, checked with :meth:`check_name`."""
+        name = reader.name(node, kind)
+        self.check_name(reader, node, kind, name)
+        return name
+
     def check_name(self, reader: _Reader, node: Node, kind: str, name: str) -> None:
         if _reserved(name):
-            self.problems.append(
-                FrameError(
-                    f"the name '{name}' is reserved (world, and names that start and end with '__')",
-                    kind="reserved_name",
-                    source=reader.source,
-                    line=node.line,
-                    element=kind,
-                    name=name,
-                    hint="Rename it.",
-                )
+            self.name_problem(
+                reader,
+                node,
+                kind,
+                name,
+                f"the name '{name}' is reserved (world, and names that start and end with '__')",
+                kind="reserved_name",
+                hint="Rename it.",
             )
         if "::" in name and reader.version >= (1, 8):
-            self.problems.append(
-                FrameError(
-                    "names may not contain '::' (SDFormat 1.8+ uses it to name nested frames)",
-                    kind="reserved_name",
-                    source=reader.source,
-                    line=node.line,
-                    element=kind,
-                    name=name,
-                    hint="Rename it, or nest a <model> instead.",
-                )
+            self.name_problem(
+                reader,
+                node,
+                kind,
+                name,
+                "names may not contain '::' (SDFormat 1.8+ uses it to name nested frames)",
+                kind="reserved_name",
+                hint="Rename it, or nest a <model> instead.",
             )
 
     # -------------------------------------------------------------- plugins
@@ -1055,17 +1066,14 @@ class _Builder:
             """Check sibling names; return the name to use (renamed before 1.7) or None to skip."""
             same = seen[kind]
             if element_name in same:
-                self.problems.append(
-                    FrameError(
-                        f"a {kind} named '{element_name}' already exists in model '{scoped}' "
-                        f"(line {same[element_name]})",
-                        kind="duplicate_name",
-                        source=reader.source,
-                        line=element_node.line,
-                        element=kind,
-                        name=element_name,
-                        hint="Give each link, joint, frame and nested model of a model its own name.",
-                    )
+                self.name_problem(
+                    reader,
+                    element_node,
+                    kind,
+                    element_name,
+                    f"a {kind} named '{element_name}' already exists in model '{scoped}' (line {same[element_name]})",
+                    kind="duplicate_name",
+                    hint="Give each link, joint, frame and nested model of a model its own name.",
                 )
                 return None
             same[element_name] = element_node.line
@@ -1084,17 +1092,15 @@ class _Builder:
                         "for SDF before 1.7"
                     )
                 else:
-                    self.problems.append(
-                        FrameError(
-                            f"the {kind} name '{element_name}' is also the name of a {other_kind} (line {other_line}) "
-                            f"in model '{scoped}'",
-                            kind="duplicate_name",
-                            source=reader.source,
-                            line=element_node.line,
-                            element=kind,
-                            name=element_name,
-                            hint="Links, joints, frames and nested models share one namespace per model: rename one.",
-                        )
+                    self.name_problem(
+                        reader,
+                        element_node,
+                        kind,
+                        element_name,
+                        f"the {kind} name '{element_name}' is also the name of a {other_kind} (line {other_line}) "
+                        f"in model '{scoped}'",
+                        kind="duplicate_name",
+                        hint="Links, joints, frames and nested models share one namespace per model: rename one.",
                     )
             implicit.setdefault(final, (kind, element_node.line))
             return final
@@ -1102,20 +1108,17 @@ class _Builder:
         for child in node.children:
             tag = child.tag
             if tag == "link":
-                link_name = reader.name(child, "link")
-                self.check_name(reader, child, "link", link_name)
+                link_name = self.element_name(reader, child, "link")
                 final = record("link", link_name, child)
                 if final is not None:
                     links.append(self.link(reader, child, final, base_dir))
             elif tag == "joint":
-                joint_name = reader.name(child, "joint")
-                self.check_name(reader, child, "joint", joint_name)
+                joint_name = self.element_name(reader, child, "joint")
                 final = record("joint", joint_name, child)
                 if final is not None:
                     joints.append(self.joint(reader, child, final))
             elif tag == "frame":
-                frame_name = reader.name(child, "frame")
-                self.check_name(reader, child, "frame", frame_name)
+                frame_name = self.element_name(reader, child, "frame")
                 final = record("frame", frame_name, child)
                 if final is not None:
                     frames.append(self.frame(reader, child, final))
@@ -1179,17 +1182,15 @@ class _Builder:
         def record(kind: str, element_name: str, element_node: Node) -> bool:
             if element_name in names:
                 other_kind, other_line = names[element_name]
-                self.problems.append(
-                    FrameError(
-                        f"the name '{element_name}' is already used by a {other_kind} (line {other_line}) "
-                        f"in world '{name}'",
-                        kind="duplicate_name",
-                        source=reader.source,
-                        line=element_node.line,
-                        element=kind,
-                        name=element_name,
-                        hint="Give each model, frame and joint of a world its own name (an <include> takes <name>).",
-                    )
+                self.name_problem(
+                    reader,
+                    element_node,
+                    kind,
+                    element_name,
+                    f"the name '{element_name}' is already used by a {other_kind} (line {other_line}) "
+                    f"in world '{name}'",
+                    kind="duplicate_name",
+                    hint="Give each model, frame and joint of a world its own name (an <include> takes <name>).",
                 )
                 return False
             names[element_name] = (kind, element_node.line)
@@ -1228,13 +1229,11 @@ class _Builder:
                 elif record("model", included.name, child):
                     models.append(included)
             elif child.tag == "frame":
-                frame_name = reader.name(child, "frame")
-                self.check_name(reader, child, "frame", frame_name)
+                frame_name = self.element_name(reader, child, "frame")
                 if record("frame", frame_name, child):
                     frames.append(self.frame(reader, child, frame_name))
             elif child.tag == "joint":
-                joint_name = reader.name(child, "joint")
-                self.check_name(reader, child, "joint", joint_name)
+                joint_name = self.element_name(reader, child, "joint")
                 if record("joint", joint_name, child):
                     joints.append(self.joint(reader, child, joint_name))
             elif child.tag == "plugin":
