@@ -1,6 +1,6 @@
 """launch/driver.launch.py and the driver's sections of config/ name only what exists and what it declares.
 
-The approach and helpers are test_launch.py's (the description node's): where ``launch_ros`` is
+The approach is test_launch.py's (the description node's), the helpers launch_checks.py's: where ``launch_ros`` is
 installed the launch file is loaded and inspected; here it is checked statically.  The driver
 sections (``/**/driver``) of every parameter file, ``config/worlds/`` included, may set only
 parameters the driver declares, for joints the robot has, with values of the declared type.
@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 import yaml
-from test_launch import CONFIG_DIR, REPO_ROOT, LaunchFacts, _console_scripts, _flatten, _package_name
+from launch_checks import CONFIG_DIR, REPO_ROOT, LaunchFacts, console_scripts, flatten, launch_node, package_name
 
 from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, is_declared
@@ -52,8 +52,8 @@ def test_launch_file_statically() -> None:
     facts = LaunchFacts(LAUNCH_FILE)
     assert REQUIRED_ARGUMENTS <= facts.arguments
     assert facts.read <= facts.arguments, f"reads undeclared arguments {facts.read - facts.arguments}"
-    assert facts.package == _package_name()
-    scripts = _console_scripts()
+    assert facts.package == package_name()
+    scripts = console_scripts()
     assert facts.executable == NODE_NAME and facts.executable in scripts
     module, function = scripts[facts.executable].split(":")
     assert callable(getattr(importlib.import_module(module), function))
@@ -71,7 +71,7 @@ def test_driver_sections_set_only_declared_parameters(path: Path) -> None:
         pytest.skip(f"{path.name} has no driver section")
     values = _sections(path, NODE_NAME)
     joints = _joints(path, values)
-    given = {name for name in _flatten("", section)}
+    given = {name for name in flatten("", section)}
     unknown = {name for name in given if not is_declared(name, joints, backend_parameters=_backend_parameters(values))}
     assert not unknown, f"{path.name} sets parameters the driver does not declare (joints {joints}): {unknown}"
     flat = {name: _lookup(section, name) for name in given}
@@ -152,20 +152,5 @@ def test_ur3e_world_config_names_the_worlds_joints() -> None:
 
 @pytest.mark.skipif(importlib.util.find_spec("launch_ros") is None, reason="launch_ros is not installed here")
 def test_launch_file_loads_with_launch_ros() -> None:  # pragma: no cover - needs a ROS 2 install
-    from launch import LaunchContext
-    from launch.actions import DeclareLaunchArgument, OpaqueFunction
-
-    spec = importlib.util.spec_from_file_location("driver_launch", LAUNCH_FILE)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    description = module.generate_launch_description()
-    declared = [e for e in description.entities if isinstance(e, DeclareLaunchArgument)]
-    assert REQUIRED_ARGUMENTS <= {a.name for a in declared}
-    context = LaunchContext()
-    for argument in declared:
-        context.launch_configurations[argument.name] = argument.default_value[0].perform(context)
-    context.launch_configurations["rate"] = "1000"
-    (opaque,) = [e for e in description.entities if isinstance(e, OpaqueFunction)]
-    (node,) = opaque.execute(context)
-    assert node.node_package == _package_name() and node.node_executable == NODE_NAME
+    node = launch_node(LAUNCH_FILE, "driver_launch", REQUIRED_ARGUMENTS, {"rate": "1000"})
+    assert node.node_package == package_name() and node.node_executable == NODE_NAME
