@@ -50,6 +50,7 @@ sys.path.insert(0, str(_common.REPO_ROOT / "test" / "sdf"))
 
 import libsdformat_reference as reference  # noqa: E402
 import numpy as np  # noqa: E402
+from pinocchio_configuration import pin_configuration  # noqa: E402
 
 from bb_robot.model.errors import OffAxisJointError, SerialChainError  # noqa: E402
 from bb_robot.model.serial import SerialManipulator  # noqa: E402
@@ -353,17 +354,6 @@ def load_report(rows: list[FileRow]) -> tuple[str, list[tuple[str, str]]]:
 
 
 # ------------------------------------------------------------------------------ (b) FK, Jacobian
-def _pin_configuration(model: Any, chain: SerialManipulator, q: np.ndarray) -> np.ndarray:
-    result = pin.neutral(model)
-    for name, value in zip(chain.joint_names, q, strict=True):
-        joint = model.joints[model.getJointId(name)]
-        if joint.nq == 2:
-            result[joint.idx_q : joint.idx_q + 2] = (math.cos(value), math.sin(value))
-        else:
-            result[joint.idx_q] = value
-    return result
-
-
 def _bounds(chain: SerialManipulator) -> tuple[np.ndarray, np.ndarray]:
     """Joint limits, with ±π where a limit is infinite."""
     low = np.where(np.isfinite(chain.lower_limits), chain.lower_limits, -math.pi)
@@ -401,7 +391,7 @@ def bench_kinematics(settings: Settings) -> list[str]:
         model = pin.buildModelFromXML(robot_to_urdf(result.robot))
         data = model.createData()
         frame = model.getFrameId(chain.tip_link, pin.BODY)
-        qp = _pin_configuration(model, chain, q)
+        qp = pin_configuration(model, chain, q)
         forward, frames, jacobian = pin.forwardKinematics, pin.updateFramePlacements, pin.computeFrameJacobian
         world = pin.LOCAL_WORLD_ALIGNED
 
@@ -419,7 +409,7 @@ def bench_kinematics(settings: Settings) -> list[str]:
         rotate = np.kron(np.eye(2), base[:3, :3])
         worst_pose = worst_jacobian = 0.0
         for c in (q, *rng.uniform(low, high, size=(50, chain.dof))):
-            cp = _pin_configuration(model, chain, c)
+            cp = pin_configuration(model, chain, c)
             forward(model, data, cp)
             frames(model, data)
             pose = base @ data.oMf[frame].homogeneous

@@ -27,8 +27,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common  # noqa: E402  (puts the repository root on sys.path)
+import _common  # noqa: E402  (puts the repository root and test/ on sys.path)
 import numpy as np  # noqa: E402
+from pinocchio_configuration import pin_configuration  # noqa: E402
 
 from bb_robot.model.serial import SerialManipulator  # noqa: E402
 
@@ -49,22 +50,11 @@ def _calls_per_sample(function: Callable[[], object], seconds: float, cap: int) 
     return max(1, min(cap, math.ceil(seconds / max(once, 1e-9))))
 
 
-def _pin_configuration(model: Any, chain: SerialManipulator, q: np.ndarray) -> np.ndarray:
-    result = pin.neutral(model)
-    for name, value in zip(chain.joint_names, q, strict=True):
-        joint = model.joints[model.getJointId(name)]
-        if joint.nq == 2:
-            result[joint.idx_q : joint.idx_q + 2] = (math.cos(value), math.sin(value))
-        else:
-            result[joint.idx_q] = value
-    return result
-
-
 def _agreement(chain: SerialManipulator, model: Any, data: Any, q: np.ndarray) -> tuple[float, float]:
     """Largest difference of the end-effector pose and of the Jacobian, ours against Pinocchio."""
     frame = model.getFrameId(chain.tip_link, pin.BODY)
     columns = [model.joints[model.getJointId(n)].idx_v for n in chain.joint_names]
-    qp = _pin_configuration(model, chain, q)
+    qp = pin_configuration(model, chain, q)
     pin.forwardKinematics(model, data, qp)
     pin.updateFramePlacements(model, data)
     pose = float(np.abs(chain.end_effector_pose(q) - data.oMf[frame].homogeneous).max())
@@ -109,8 +99,8 @@ def main(argv: list[str] | None = None) -> int:
         model = pin.buildModelFromUrdf(str(path))
         data = model.createData()
         frame = model.getFrameId(chain.tip_link, pin.BODY)
-        qp = _pin_configuration(model, chain, q)
-        pin_configurations = [_pin_configuration(model, chain, c) for c in configurations]
+        qp = pin_configuration(model, chain, q)
+        pin_configurations = [pin_configuration(model, chain, c) for c in configurations]
         forward, frames, jacobian = pin.forwardKinematics, pin.updateFramePlacements, pin.computeFrameJacobian
         world = pin.LOCAL_WORLD_ALIGNED
 

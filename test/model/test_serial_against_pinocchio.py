@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from pinocchio_configuration import pin_configuration
 
 from bb_robot.model.geometry import Origin
 from bb_robot.model.serial import SerialManipulator
@@ -70,17 +71,6 @@ def _label(case: tuple[str, str | None, str | None, Any]) -> str:
     return f"{Path(name).stem}:{base or 'root'}->{tip or 'auto'}{':placed' if pose is not None else ''}"
 
 
-def _pin_q(model: Any, chain: SerialManipulator, q: np.ndarray) -> np.ndarray:
-    result = pin.neutral(model)
-    for name, value in zip(chain.joint_names, q, strict=True):
-        joint = model.joints[model.getJointId(name)]
-        if joint.nq == 2:
-            result[joint.idx_q : joint.idx_q + 2] = (math.cos(value), math.sin(value))
-        else:
-            result[joint.idx_q] = value
-    return result
-
-
 @pytest.mark.parametrize("entry", ["from_robot", "from_urdf"])
 @pytest.mark.parametrize("case", CHAINS, ids=[_label(c) for c in CHAINS])
 def test_serial_model_matches_pinocchio(
@@ -117,7 +107,7 @@ def test_serial_model_matches_pinocchio(
     batch_jacobians = chain.jacobian(configurations)
 
     for k, q in enumerate(configurations):
-        pin_q = _pin_q(model, chain, q)
+        pin_q = pin_configuration(model, chain, q)
         pin.forwardKinematics(model, data, pin_q)
         pin.updateFramePlacements(model, data)
         # Pinocchio's poses are in the root frame: bring them to the model frame.
