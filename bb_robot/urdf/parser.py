@@ -104,6 +104,18 @@ _ONCE_IN_INERTIAL = frozenset({"origin", "mass", "inertia"})
 _ONCE_IN_JOINT = frozenset({"origin", "axis", "limit", "dynamics", "mimic", "safety_controller"})
 
 
+def _finite_number(text: str) -> float | None:
+    """``text`` as a finite number, or ``None``: not a number, NaN, infinite, or with ``_`` digit separators
+    (Python's ``float`` accepts them; a URDF number has none)."""
+    if "_" in text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if isfinite(value) else None
+
+
 def _owner_of(kind: str, name: str | None) -> str:
     return f"{kind} '{name}'" if name is not None else kind
 
@@ -222,29 +234,20 @@ class _Parser:
         if text is None:
             return None
         parts = text.split()
-        if len(parts) == 3 and "_" not in text:
-            try:
-                x, y, z = float(parts[0]), float(parts[1]), float(parts[2])
-            except ValueError:
-                pass
-            else:
-                if isfinite(x) and isfinite(y) and isfinite(z):
-                    return (x, y, z)
+        if len(parts) == 3:
+            x, y, z = (_finite_number(part) for part in parts)
+            if x is not None and y is not None and z is not None:
+                return (x, y, z)
         raise self.bad_numbers(node, attribute, text, owner, 3)
 
     def number(self, node: Node, attribute: str, owner: str | None) -> float | None:
         text = node.attrib.get(attribute)
         if text is None:
             return None
-        if "_" not in text:
-            try:
-                value = float(text)
-            except ValueError:
-                pass
-            else:
-                if isfinite(value):
-                    return value
-        raise self.bad_numbers(node, attribute, text, owner, 1)
+        value = _finite_number(text)
+        if value is None:
+            raise self.bad_numbers(node, attribute, text, owner, 1)
+        return value
 
     def required_number(self, node: Node, attribute: str, owner: str | None) -> float:
         value = self.number(node, attribute, owner)
@@ -254,15 +257,10 @@ class _Parser:
 
     def text_number(self, node: Node, owner: str | None) -> float:
         text = node.text.strip()
-        if "_" not in text:
-            try:
-                value = float(text)
-            except ValueError:
-                pass
-            else:
-                if isfinite(value):
-                    return value
-        raise self.bad_numbers(node, None, text, owner, 1)
+        value = _finite_number(text)
+        if value is None:
+            raise self.bad_numbers(node, None, text, owner, 1)
+        return value
 
     def origin(self, node: Node, owner: str | None) -> ir.Origin:
         return ir.Origin(self.vec3(node, "xyz", owner) or _ZERO, self.vec3(node, "rpy", owner) or _ZERO)
