@@ -13,6 +13,7 @@ import site
 import sys
 from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 CORPUS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
@@ -59,3 +60,14 @@ def robot_label(path: Path) -> str:
     if "/shared/corpus/" in text:
         return "corpus:" + text.split("/shared/corpus/", 1)[1]
     return path.name
+
+
+def urdf_params() -> list[Any]:
+    """The real robot URDFs (:func:`corpus_urdfs` and :func:`example_robot_data_urdfs`) as pytest
+    parameters labelled by :func:`robot_label`, or one skipped parameter where neither is here."""
+    import pytest
+
+    paths = corpus_urdfs() + example_robot_data_urdfs()
+    if not paths:
+        return [pytest.param(None, marks=pytest.mark.skip(reason="neither the corpus nor example-robot-data is here"))]
+    return [pytest.param(path, id=robot_label(path)) for path in paths]

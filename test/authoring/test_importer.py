@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from robot_files import CORPUS_DIR, corpus_urdfs, example_robot_data_urdfs, robot_label
+from robot_files import CORPUS_DIR, urdf_params
 
 from bb_robot.authoring import AuthoringError, Robot
 from bb_robot.authoring.importer import (
@@ -63,15 +63,8 @@ def round_trip(doc: ir.Robot) -> tuple[str, ir.Robot]:
     return source, parse_string(run_source(source).to_urdf())
 
 
-def _urdf_files() -> list[Any]:
-    paths = corpus_urdfs() + example_robot_data_urdfs()
-    if not paths:
-        return [pytest.param(None, marks=pytest.mark.skip(reason="neither the corpus nor example-robot-data is here"))]
-    return [pytest.param(path, id=robot_label(path)) for path in paths]
-
-
 # ------------------------------------------------------------------------------ real files
-@pytest.mark.parametrize("path", _urdf_files())
+@pytest.mark.parametrize("path", urdf_params())
 def test_urdf_round_trip(path: Path) -> None:
     doc = parse_file(path)
     source = import_urdf(path)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from robot_files import corpus_urdfs, example_robot_data_urdfs, robot_label
+from robot_files import urdf_params
 
 from bb_robot.urdf import ir
 from bb_robot.urdf.parser import parse_file, parse_string
@@ -29,14 +29,7 @@ def ir_fields(doc: ir.Robot) -> dict[str, str]:
     }
 
 
-def _files() -> list[object]:
-    paths = corpus_urdfs() + example_robot_data_urdfs()
-    if not paths:
-        return [pytest.param(None, marks=pytest.mark.skip(reason="neither the corpus nor example-robot-data is here"))]
-    return [pytest.param(path, id=robot_label(path)) for path in paths]
-
-
-@pytest.mark.parametrize("path", _files())
+@pytest.mark.parametrize("path", urdf_params())
 def test_ir_round_trip(path: Path) -> None:
     doc = parse_file(path)
     again = parse_string(ir_to_urdf(doc))
