@@ -18,6 +18,7 @@ from __future__ import annotations
 import datetime as _dt
 import gc
 import importlib.metadata
+import math
 import os
 import platform
 import re
@@ -67,6 +68,12 @@ def time_calls(function: Callable[[], object], number: int = 1) -> float:
     for _ in range(number):
         function()
     return (time.perf_counter() - start) / number
+
+
+def calls_per_sample(function: Callable[[], object], seconds: float, cap: int) -> int:
+    """How many calls make a sample of about ``seconds`` (one warm call measured), at most ``cap``."""
+    once = time_calls(function)
+    return max(1, min(cap, math.ceil(seconds / max(once, 1e-9))))
 
 
 def interleaved(

@@ -100,12 +100,6 @@ def _libsdformat_reason(error: reference.LibsdformatError) -> str:
     return message[:150] + ("…" if len(message) > 150 else "")
 
 
-def _calls_per_sample(function: Callable[[], object], seconds: float, cap: int) -> int:
-    """How many calls make a sample of about ``seconds`` (one warm call measured)."""
-    once = _common.time_calls(function)
-    return max(1, min(cap, math.ceil(seconds / max(once, 1e-9))))
-
-
 # ------------------------------------------------------------------------------ (a) loading
 @dataclass
 class FileRow:
@@ -201,7 +195,9 @@ def bench_file(path: Path, helper: Path | None, unavailable: str | None, setting
         load, row.load_kind, row.load_error = _load_variant(path)
         if load is not None:
             parties[LOAD] = load
-    calls = {name: _calls_per_sample(function, settings.sample_seconds, 1000) for name, function in parties.items()}
+    calls = {
+        name: _common.calls_per_sample(function, settings.sample_seconds, 1000) for name, function in parties.items()
+    }
 
     if relative in reference.LIBSDFORMAT_HANGS:
         row.lib_status = "hangs"
@@ -427,7 +423,9 @@ def bench_kinematics(settings: Settings) -> list[str]:
     else:
         lines += ["Pinocchio (`pin`) is not installed: not compared.", ""]
 
-    calls = {name: _calls_per_sample(function, settings.sample_seconds, 100_000) for name, function in parties.items()}
+    calls = {
+        name: _common.calls_per_sample(function, settings.sample_seconds, 100_000) for name, function in parties.items()
+    }
     samples = _common.interleaved(parties, settings.fk_repeat, calls)
 
     def cost(name: str) -> str:

@@ -19,7 +19,6 @@ Prints a Markdown report and rewrites the ``bench_serial`` section of ``docs/ben
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -42,12 +41,6 @@ SECTION = "bench_serial"
 ARM = "moveit_resources/panda_description/urdf/panda.urdf"
 TIP = "panda_hand"
 BATCH = 10_000
-
-
-def _calls_per_sample(function: Callable[[], object], seconds: float, cap: int) -> int:
-    """How many calls make a sample of about ``seconds`` (one warm call measured)."""
-    once = _common.time_calls(function)
-    return max(1, min(cap, math.ceil(seconds / max(once, 1e-9))))
 
 
 def _agreement(chain: SerialManipulator, model: Any, data: Any, q: np.ndarray) -> tuple[float, float]:
@@ -131,7 +124,7 @@ def main(argv: list[str] | None = None) -> int:
     batch_parties = {**ours_batch, **pin_batch}
 
     print("(a) one configuration per call", file=sys.stderr)
-    calls = {n: _calls_per_sample(f, sample_seconds, 100_000) for n, f in single_parties.items()}
+    calls = {n: _common.calls_per_sample(f, sample_seconds, 100_000) for n, f in single_parties.items()}
     single = _common.interleaved(single_parties, single_repeat, calls)
     print(f"(b) {BATCH:,} configurations", file=sys.stderr)
     batched = _common.interleaved(batch_parties, batch_repeat)

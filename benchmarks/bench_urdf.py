@@ -111,12 +111,6 @@ def _short(error: BaseException, path: Path | None = None) -> str:
     return f"{type(error).__name__}: {text[:160]}{'…' if len(text) > 160 else ''}"
 
 
-def _calls_per_sample(function: Callable[[], object], seconds: float, cap: int) -> int:
-    """How many calls make a sample of about ``seconds`` (one warm call measured)."""
-    once = _common.time_calls(function)
-    return max(1, min(cap, math.ceil(seconds / max(once, 1e-9))))
-
-
 # ------------------------------------------------------------------------------ (a) parsing
 PARTIES = ("ours: parse", "ours: parse+build", "urdf_parser_py", "yourdfpy", "Pinocchio (C++)")
 
@@ -172,7 +166,7 @@ def bench_parsing(files: list[Path], settings: Settings) -> list[ParseRow]:
                 if name == "ours: parse":
                     row.links = len(result.links)  # type: ignore[attr-defined]
                 working[name] = function
-                calls[name] = _calls_per_sample(function, settings.sample_seconds, 200)
+                calls[name] = _common.calls_per_sample(function, settings.sample_seconds, 200)
             samples = _common.interleaved(working, settings.parse_repeat, calls, warmup=0)
         for name in PARTIES:
             row.seconds[name] = _common.median(samples[name]) if name in samples else None
@@ -360,7 +354,7 @@ def bench_single(arms: list[Arm], settings: Settings) -> list[list[object]]:
         low, high = _limits(arm.fk)
         q = rng.uniform(low, high)
         parties = _single_parties(arm, q)
-        calls = {n: _calls_per_sample(f, settings.sample_seconds * 4, 100_000) for n, f in parties.items()}
+        calls = {n: _common.calls_per_sample(f, settings.sample_seconds * 4, 100_000) for n, f in parties.items()}
         samples = _common.interleaved(parties, settings.fk_repeat, calls)
         t = {name: _common.median(s) for name, s in samples.items()}
         rows.append(
