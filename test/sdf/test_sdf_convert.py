@@ -9,11 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sdf_transforms import T
 from test_sdf_corpus import LOADS
 
 from bb_robot.model.geometry import Box, Cylinder, Mesh, Sphere
 from bb_robot.model.kinematics import ForwardKinematics
-from bb_robot.model.transforms import origin_to_matrix, rpy_to_matrix
+from bb_robot.model.transforms import origin_to_matrix
 from bb_robot.sdf import read_string
 from bb_robot.sdf.document import SdfJoint
 from bb_robot.sdf.frames import WORLD, join
@@ -37,15 +38,6 @@ SCOPED = (
     ("sas_robot_driver_gazebo/sdf/reference_frame.sdf", "frame"),
 )
 CASES = [(name, "") for name in sorted(LOADS)] + list(SCOPED)
-
-
-def T(
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0), rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-) -> np.ndarray:
-    matrix = np.eye(4)
-    matrix[:3, :3] = rpy_to_matrix(rpy)
-    matrix[:3, 3] = xyz
-    return matrix
 
 
 def screw(point: np.ndarray, direction: np.ndarray, angle: float) -> np.ndarray:

@@ -9,20 +9,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sdf_transforms import T
 
 from bb_robot.model.kinematics import ForwardKinematics
-from bb_robot.model.transforms import matrix_to_rpy, rpy_to_matrix
+from bb_robot.model.transforms import matrix_to_rpy
 from bb_robot.sdf import FrameError, FrameGraph, read_document, read_string, resolve, resolved_poses, world_poses
 from bb_robot.sdf.loader import load_from_model
-
-
-def T(
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0), rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-) -> np.ndarray:
-    matrix = np.eye(4)
-    matrix[:3, :3] = rpy_to_matrix(rpy)
-    matrix[:3, 3] = xyz
-    return matrix
 
 
 def graph_of(text: str) -> FrameGraph:

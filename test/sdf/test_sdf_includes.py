@@ -12,8 +12,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from sdf_transforms import T
 
-from bb_robot.model.transforms import rpy_to_matrix
 from bb_robot.sdf import IncludeError, SdfStructureError, read_document, resolve
 from bb_robot.sdf.errors import FrameError
 from bb_robot.sdf.loader import load_from_file
@@ -30,15 +30,6 @@ ARM = """<sdf version="{version}">
   </model>
 </sdf>
 """
-
-
-def T(
-    xyz: tuple[float, float, float] = (0.0, 0.0, 0.0), rpy: tuple[float, float, float] = (0.0, 0.0, 0.0)
-) -> np.ndarray:
-    matrix = np.eye(4)
-    matrix[:3, :3] = rpy_to_matrix(rpy)
-    matrix[:3, 3] = xyz
-    return matrix
 
 
 def write(path: Path, text: str) -> Path:
