@@ -38,6 +38,16 @@ from std_msgs.msg import Float64MultiArray, String  # noqa: E402
 from std_srvs.srv import SetBool, Trigger  # noqa: E402
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint  # noqa: E402
 
+ANSWER_TIMEOUT = 8.0
+ANSWER_ATTEMPTS = 3
+#: The lifecycle state a successful transition leads to.
+STATE_AFTER = {
+    Transition.TRANSITION_CONFIGURE: "inactive",
+    Transition.TRANSITION_ACTIVATE: "active",
+    Transition.TRANSITION_DEACTIVATE: "inactive",
+    Transition.TRANSITION_CLEANUP: "unconfigured",
+}
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 ROBOT = load_urdf(BB_ARM)
@@ -157,14 +167,28 @@ class Driver:
         self.publish(self.commands, message)
 
     def call(self, client: str, request: Any) -> Any:
+        return self._call(client, request)[0]
+
+    def _call(self, client: str, request: Any) -> tuple[Any, int]:
+        """The answer and the attempt that got it.
+
+        ``service_is_ready`` says the server reads requests; its answers can still be lost
+        while DDS matches the reply path, so an unanswered request is sent again.
+        """
         service = self.clients[client]
         assert self.probe.spin_until(service.service_is_ready), f"no service {service.srv_name}:\n{self.node.log()}"
-        future = service.call_async(request)
-        assert self.probe.spin_until(future.done), f"{service.srv_name} did not answer"
-        return future.result()
+        for attempt in range(1, ANSWER_ATTEMPTS + 1):
+            future = service.call_async(request)
+            if self.probe.spin_until(future.done, ANSWER_TIMEOUT):
+                return future.result(), attempt
+            service.remove_pending_request(future)
+        raise AssertionError(f"{service.srv_name} did not answer {ANSWER_ATTEMPTS} requests:\n{self.node.log()}")
 
     def transition(self, transition: int) -> bool:
-        return bool(self.call("change_state", ChangeState.Request(transition=Transition(id=transition))).success)
+        answer, attempt = self._call("change_state", ChangeState.Request(transition=Transition(id=transition)))
+        if attempt > 1 and not answer.success and self.lifecycle_state() == STATE_AFTER.get(transition):
+            return True  # the first request was carried out; only its answer was lost
+        return bool(answer.success)
 
     def lifecycle_state(self) -> str:
         return str(self.call("get_state", GetState.Request()).current_state.label)
