@@ -223,9 +223,9 @@ class Probe:
             assert self.spin_until(lambda: client.services_are_ready(), timeout), (
                 f"no parameter services of {node_name}"
             )
-            future = client.set_parameters([Parameter(name, value=value) for name, value in values.items()])
-            assert self.spin_until(future.done, timeout), "set_parameters did not answer"
-            return list(future.result().results)
+            parameters = [Parameter(name, value=value) for name, value in values.items()]
+            answer = self.answer(lambda: client.set_parameters(parameters), "set_parameters", timeout)
+            return list(answer.results)
         finally:
             client.destroy() if hasattr(client, "destroy") else None
 
@@ -234,9 +234,20 @@ class Probe:
 
         client = AsyncParameterClient(self.node, node_name)
         assert self.spin_until(lambda: client.services_are_ready(), timeout), f"no parameter services of {node_name}"
-        future = getattr(client, method)(*args)
-        assert self.spin_until(future.done, timeout), f"{method} did not answer"
-        return future.result()
+        return self.answer(lambda: getattr(client, method)(*args), method, timeout)
+
+    def answer(self, send: Callable[[], Any], what: str, timeout: float = TIMEOUT) -> Any:
+        """The result of the future ``send()`` returns, sending again if no answer comes.
+
+        A service can read requests before DDS has matched its reply path, so an answer can be
+        lost; the requests sent this way are idempotent (parameter sets and queries).
+        """
+        attempts = 3
+        for _ in range(attempts):
+            future = send()
+            if self.spin_until(future.done, timeout / attempts):
+                return future.result()
+        raise AssertionError(f"{what} did not answer {attempts} requests")
 
     def destroy(self) -> None:
         self.executor.remove_node(self.node)

@@ -78,9 +78,7 @@ def joint_positions(state: JointState, names: Sequence[str]) -> np.ndarray:
 
 def call(probe: Probe, client: Any, request: Any) -> Any:
     assert probe.spin_until(client.service_is_ready), f"no service {client.srv_name}"
-    future = client.call_async(request)
-    assert probe.spin_until(future.done), f"{client.srv_name} did not answer"
-    return future.result()
+    return probe.answer(lambda: client.call_async(request), client.srv_name)
 
 
 class ServoSide:
