@@ -18,6 +18,18 @@ cancelled or aborted trajectory) is sent to the position where it stops when bra
 acceleration limit from its current velocity (its current position without one), so it
 stops without coming back.  At the natural end of a trajectory the joints hold its last
 point.
+
+Two paths do not wait for a cycle (both on by default in the node):
+
+- **Immediate commands** (``CoreSettings.immediate_commands``): a streaming command handed to
+  :meth:`DriverCore.submit` is applied and written to the backend at once by the thread that
+  submitted it (steps 2, 4 and 5 on the latest sample), serialised with the loop by the cycle
+  lock; the loop keeps writing it every cycle.  Command → backend then costs the callback's own
+  time, not up to a period.
+- **Sample watching** (:meth:`DriverCore.watch_samples`): a listener gets every new sample, from
+  the backend's own thread as it arrives where the backend can
+  (:meth:`~bb_robot.driver.backends.base.Backend.watch_samples`), else from the loop thread after
+  each cycle.
 """
 
 from __future__ import annotations
@@ -62,6 +74,8 @@ class CoreSettings:
     watchdog_action: str = "hold"
     stale_timeout: float = 0.1
     trajectory: TrajectoryOptions = field(default_factory=TrajectoryOptions)
+    #: Write a submitted command at once (in the submitting thread), not at the next cycle.
+    immediate_commands: bool = False
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,6 +106,11 @@ class Feedback:
     desired: tuple[FloatArray, FloatArray, FloatArray]
     actual: tuple[FloatArray, FloatArray]
     index: int
+
+
+#: ``listener(sample, all_seen, stale)``: a new sample; whether every joint was ever reported;
+#: the joints whose value is older than ``stale_timeout``.
+SampleListener = Callable[[JointSample, bool, tuple[str, ...]], None]
 
 
 class Execution:
@@ -179,6 +198,10 @@ class DriverCore:
         self._log_function = log or (lambda level, text: None)
         self._clock = clock
         self._lock = threading.Lock()
+        #: Held for a whole cycle, and by an immediate command: one of them at a time.
+        self._cycle_lock = threading.Lock()
+        self._listener: SampleListener | None = None
+        self._listener_in_loop = False
         self._inbox: deque[tuple[str, Any]] = deque()
         self.arming = Arming(armed)
         self.active = False
@@ -264,7 +287,8 @@ class DriverCore:
                 self.arming.fault(f"control loop failure: {error!r}")
 
     def stop(self, settle_timeout: float = 2.0) -> None:
-        """Hold every joint, let the loop run until they stop (at most ``settle_timeout`` s), then stop it."""
+        """Hold every joint, let the loop run until they stop (at most ``settle_timeout`` s), then stop
+        it; the sample listener (:meth:`watch_samples`) is dropped."""
         with self._lock:
             self.active = False
             self._inbox.append(("hold_all", "the driver was deactivated"))
@@ -283,6 +307,7 @@ class DriverCore:
         self._loop.stop()
         thread.join(5.0)
         self._thread = None
+        self.watch_samples(None)
         try:
             self.backend.stop()
         except Exception as error:  # noqa: BLE001
@@ -300,6 +325,20 @@ class DriverCore:
             self._check_accepting()
             self._last_command_ns = command.received_ns
             self._inbox.append(("command", command))
+            immediate = self.settings.immediate_commands
+        if immediate and self.running:
+            self._dispatch()
+
+    def _dispatch(self) -> None:
+        """Apply the inbox and write the command now, on the latest sample (an off-grid half cycle:
+        no read, no watchdog, no goal check, no snapshot; the next cycle does those)."""
+        with self._cycle_lock:
+            sample = self._sample
+            if sample is None or not self.running:
+                return  # the loop applies it
+            now = self._clock()
+            self._drain(sample, now)
+            self._write(self._command(sample, now), now)
 
     def _check_accepting(self) -> None:
         if not self.active:
@@ -409,10 +448,31 @@ class DriverCore:
     # ------------------------------------------------------------ one cycle
     def step(self, info: CycleInfo) -> None:
         """One control cycle (the loop thread; tests may call it directly)."""
-        now = info.start_ns
+        with self._cycle_lock:
+            self._step(info.start_ns)
+
+    def _step(self, now: int) -> None:
         self._cycle += 1
         self._cycle_failed = False
         sample = self._read(now)
+        settings, last_command = self._drain(sample, now)
+        command = None
+        if sample is not None:
+            self._watchdog(settings, last_command, sample, now)
+            command = self._command(sample, now)
+            self._write(command, now)
+            if self._execution is not None:
+                self._check_goal(self._execution, sample, now)
+        if not self._cycle_failed:
+            self._backend_failing = False
+        # After a failed read the last good sample stays, its stamps ageing: it turns stale.
+        self._publish(sample if sample is not None else self._sample, now, settings, command)
+        if now >= self._next_health_ns:
+            self._poll_health(now)
+
+    def _drain(self, sample: JointSample | None, now: int) -> tuple[CoreSettings, int | None]:
+        """Apply what the inbox holds and an arming change; returns the settings and the time of
+        the last command, as they were when the inbox was taken."""
         with self._lock:
             items = list(self._inbox)
             self._inbox.clear()
@@ -434,19 +494,7 @@ class DriverCore:
                     self.backend.set_robot(item)
         if armed != self._was_armed and (sample is not None or armed):
             self._on_arming_changed(armed, sample, now)
-        command = None
-        if sample is not None:
-            self._watchdog(settings, last_command, sample, now)
-            command = self._command(sample, now)
-            self._write(command, now)
-            if self._execution is not None:
-                self._check_goal(self._execution, sample, now)
-        if not self._cycle_failed:
-            self._backend_failing = False
-        # After a failed read the last good sample stays, its stamps ageing: it turns stale.
-        self._publish(sample if sample is not None else self._sample, now, settings, command)
-        if now >= self._next_health_ns:
-            self._poll_health(now)
+        return settings, last_command
 
     def _read(self, now: int) -> JointSample | None:
         try:
@@ -741,15 +789,7 @@ class DriverCore:
     def _publish(
         self, sample: JointSample | None, now: int, settings: CoreSettings, command: BackendCommand | None
     ) -> None:
-        stale: tuple[str, ...] = ()
-        all_seen = False
-        if sample is not None:
-            seen = sample.stamps > 0
-            all_seen = bool(seen.all())
-            if settings.stale_timeout > 0:
-                old = seen & ((now - sample.stamps) > int(settings.stale_timeout * 1e9))
-                if old.any():
-                    stale = tuple(self.names[i] for i in np.flatnonzero(old))
+        all_seen, stale = self._freshness(sample, now, settings.stale_timeout)
         self._snapshot = Snapshot(
             cycle=self._cycle,
             now_ns=now,
@@ -761,6 +801,51 @@ class DriverCore:
             modes=self._mode_masks().labels,
             desired=command.position if command is not None else None,
         )
+        listener = self._listener
+        if listener is not None and self._listener_in_loop and sample is not None:
+            self._notify(listener, sample, all_seen, stale)
+
+    def _freshness(self, sample: JointSample | None, now: int, stale_timeout: float) -> tuple[bool, tuple[str, ...]]:
+        """Whether every joint of ``sample`` was ever reported, and the names of the stale ones."""
+        if sample is None:
+            return False, ()
+        seen = sample.stamps > 0
+        stale: tuple[str, ...] = ()
+        if stale_timeout > 0:
+            old = seen & ((now - sample.stamps) > int(stale_timeout * 1e9))
+            if old.any():
+                stale = tuple(self.names[i] for i in np.flatnonzero(old))
+        return bool(seen.all()), stale
+
+    def _notify(self, listener: SampleListener, sample: JointSample, all_seen: bool, stale: tuple[str, ...]) -> None:
+        try:
+            listener(sample, all_seen, stale)
+        except Exception as error:  # noqa: BLE001 - a listener never stops the loop nor the backend
+            self._log("warning", f"the joint-state listener failed: {error!r}")
+
+    # ------------------------------------------------------------ sample watching
+    def watch_samples(self, listener: SampleListener | None) -> None:
+        """Call ``listener(sample, all_seen, stale)`` with every new sample (``None``: stop).
+
+        From the backend's own thread as the sample arrives when the backend offers it
+        (:meth:`Backend.watch_samples`), else from the loop thread at the end of each cycle.
+        The listener must be quick and must not raise (what it raises is logged).
+        """
+        self._listener = listener
+        offered = self.backend.watch_samples(self._forward_sample if listener is not None else None)
+        self._listener_in_loop = listener is not None and not offered
+
+    @property
+    def samples_from_backend(self) -> bool:
+        """Whether the listener is called by the backend as samples arrive (not after each cycle)."""
+        return self._listener is not None and not self._listener_in_loop
+
+    def _forward_sample(self, sample: JointSample) -> None:
+        listener = self._listener
+        if listener is None:
+            return
+        all_seen, stale = self._freshness(sample, self._clock(), self.settings.stale_timeout)
+        self._notify(listener, sample, all_seen, stale)
 
     # ---------------------------------------------------------------- tests
     def run_cycles(self, count: int, period_ns: int, start_ns: int | None = None) -> int:

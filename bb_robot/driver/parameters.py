@@ -143,9 +143,18 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         "publish_rate",
         100.0,
         "Rate (Hz) of joint_states and the sas get/ topics, independent of rate. A backend sample is "
-        "published once at most.",
+        "published once at most. 0: every new sample at once (as a Gazebo message arrives, or after each "
+        "control cycle for backends that are read by the loop), for the lowest latency.",
         type="double",
-        range=(0.1, 10000.0),
+        range=(0.0, 10000.0),
+    ),
+    ParameterSpec(
+        "immediate_commands",
+        True,
+        "Write a command from set/target_joint_* or ~/joint_commands to the backend at once, in the callback "
+        "that received it, instead of at the next control cycle (the loop keeps sending it every cycle). "
+        "false: commands wait for the next cycle.",
+        type="bool",
     ),
     ParameterSpec(
         "action_monitor_rate",

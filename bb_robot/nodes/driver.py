@@ -11,13 +11,16 @@ Threads: one executor thread runs every ROS callback (rclpy's C++ ``EventsExecut
 available: a sixth of the CPU per message of the multi-threaded executor); callbacks only
 check commands and queue them, and a ``FollowJointTrajectory`` goal is a coroutine that
 waits without blocking.  The control loop runs on a thread of its own at ``rate`` on absolute
-deadlines; the publishers read the loop's latest snapshot at ``publish_rate``.
+deadlines; the publishers read the loop's latest snapshot at ``publish_rate``, or (0) publish
+each sample as the core passes it on.  With ``immediate_commands`` a command callback also writes
+the command to the backend itself (see :mod:`bb_robot.driver.core`).
 """
 
 from __future__ import annotations
 
 import os
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -72,6 +75,8 @@ SAS_QOS = _qos(1, DurabilityPolicy.VOLATILE)
 DEFAULT_QOS = _qos(10, DurabilityPolicy.VOLATILE)
 #: Seconds between two ``/diagnostics`` messages.
 DIAGNOSTICS_PERIOD = 1.0
+#: With ``publish_rate`` 0: how often (Hz) the arm state and the "held back" message are checked.
+HOUSEKEEPING_RATE = 10.0
 
 _TYPES = {
     "string": ParameterType.PARAMETER_STRING,
@@ -149,6 +154,8 @@ class DriverNode(LifecycleNode):
         self._throttle = WarningThrottle(5.0)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._session: Session | None = None
+        #: Joint states are published by the executor (publish timer) or another thread (publish_rate 0).
+        self._publish_lock = threading.Lock()
         #: Goals being executed: the execution, its goal handle, the future its coroutine awaits.
         self._goals: list[tuple[Execution, Any, Future]] = []
 
@@ -387,6 +394,7 @@ class DriverNode(LifecycleNode):
                 allow_nonzero_end_velocity=bool(get("allow_nonzero_velocity_at_trajectory_end")),
                 limit_policy=str(get("limit_policy")),
             ),
+            immediate_commands=bool(get("immediate_commands")),
         )
 
     def _create_interfaces(self, session: Session) -> None:
@@ -499,9 +507,15 @@ class DriverNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _start_publish_timer(self, session: Session) -> None:
+        """``publish_rate`` > 0: a timer publishes the latest sample; 0: every sample is published as
+        the core passes it on, and a timer at :data:`HOUSEKEEPING_RATE` keeps the arm state and the
+        waiting message up to date."""
         for timer in session.timers:
             self.destroy_timer(timer)
-        period = 1.0 / float(self.get_parameter("publish_rate").value)
+        rate = float(self.get_parameter("publish_rate").value)
+        assert session.core is not None
+        session.core.watch_samples(None if rate > 0 else self._on_sample)
+        period = 1.0 / (rate if rate > 0 else HOUSEKEEPING_RATE)
         session.timers = [self.create_timer(period, self._publish_state, clock=self._steady)]
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -554,11 +568,12 @@ class DriverNode(LifecycleNode):
             "subscription": self.destroy_subscription,
             "service": self.destroy_service,
         }
-        for kind, entity in session.entities:
-            try:
-                destroy[kind](entity)
-            except Exception:  # noqa: BLE001 - best effort while releasing
-                pass
+        with self._publish_lock:  # not while a backend thread publishes a sample
+            for kind, entity in session.entities:
+                try:
+                    destroy[kind](entity)
+                except Exception:  # noqa: BLE001 - best effort while releasing
+                    pass
         if session.backend is not None:
             try:
                 session.backend.disconnect()
@@ -866,28 +881,44 @@ class DriverNode(LifecycleNode):
         session.publishers["sas_max"].publish(Float64MultiArray(data=limits.upper.tolist()))
 
     def _publish_state(self) -> None:
+        """The publish timer: the arm state, then (``publish_rate`` > 0) the loop's latest sample."""
         session = self._session
         if session is None or session.core is None:
             return
         try:
             self._publish_arm_state(session)
             snapshot = session.core.snapshot
-            sample = snapshot.sample
-            if sample is None or not snapshot.all_seen:
-                if not session.waiting_logged and snapshot.cycle > 0:
-                    session.waiting_logged = True
-                    self.get_logger().info("joint_states are held back until the backend has reported every joint")
-                return
+            if snapshot.sample is not None and not snapshot.all_seen:
+                self._held_back(session, snapshot.cycle)
+            elif snapshot.sample is not None and not session.core.samples_from_backend:
+                self._publish_sample(session, snapshot.sample, snapshot.all_seen, snapshot.stale)
+        except Exception as error:  # noqa: BLE001 - publishing must not take the node down
+            self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
+
+    def _held_back(self, session: Session, cycle: int) -> None:
+        if not session.waiting_logged and cycle > 0:
+            session.waiting_logged = True
+            self.get_logger().info("joint_states are held back until the backend has reported every joint")
+
+    def _on_sample(self, sample: Any, all_seen: bool, stale: tuple[str, ...]) -> None:
+        """``publish_rate`` 0: a new sample from the core (the backend's or the loop's thread)."""
+        session = self._session
+        if session is not None and all_seen:
+            self._publish_sample(session, sample, all_seen, stale)
+
+    def _publish_sample(self, session: Session, sample: Any, all_seen: bool, stale: tuple[str, ...]) -> None:
+        """Publish ``sample`` on joint_states and the sas topic, once per sample (any thread)."""
+        if not all_seen:
+            return
+        with self._publish_lock:
             if sample.stamp_ns == session.last_stamp:
                 return
             session.last_stamp = sample.stamp_ns
             age = time.monotonic_ns() - sample.stamp_ns
-            self._publish_joint_states(session, sample, snapshot.stale, self.get_clock().now().nanoseconds - age)
+            self._publish_joint_states(session, sample, stale, self.get_clock().now().nanoseconds - age)
             if sample.stamp_ns - session.limits_published_ns >= 1_000_000_000:
                 # Latched, and also repeated once a second for clients that subscribe volatile (sas).
                 self._publish_limits(session)
-        except Exception as error:  # noqa: BLE001 - publishing must not take the node down
-            self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
 
     def _publish_joint_states(self, session: Session, sample: Any, stale: tuple[str, ...], stamp_ns: int) -> None:
         from sensor_msgs.msg import JointState

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -164,6 +165,28 @@ def test_closed_loop_on_the_seed_world(make_backend: Any, world_peers: Any) -> N
     assert log.has("connected: joint states of 6 joints")
     assert not log.has("position limits")  # the peer reports the model's own limits
     assert UR3E_STATE_TOPIC in health.values["joint state topics"]
+
+
+def test_joint_states_are_passed_on_as_they_arrive(make_backend: Any, world_peers: Any) -> None:
+    world_peers(*ur3e_peer_args(initial=[0.1] * 6))
+    backend, log = make_backend()
+    samples: list[tuple[Any, str]] = []
+    assert backend.watch_samples(lambda sample: samples.append((sample, threading.current_thread().name)))
+    backend.connect(TIMEOUT)
+    assert wait_until(lambda: len(samples) >= 5, TIMEOUT), log.lines
+    received = list(samples)
+    # From the transport's thread, one per gz.msgs.Model message, each newer than the one before.
+    assert all(thread != threading.current_thread().name for _, thread in received)
+    stamps = [sample.stamp_ns for sample, _ in received]
+    assert stamps == sorted(stamps) and len(set(stamps)) == len(stamps)
+    last = received[-1][0]
+    assert (last.stamps > 0).all()
+    np.testing.assert_allclose(last.positions, 0.1, atol=1e-9)
+    backend.watch_samples(None)
+    time.sleep(0.05)  # a message being handled when the listener went away may still land
+    count = len(samples)
+    time.sleep(0.2)
+    assert len(samples) == count
 
 
 def test_waits_for_gazebo_then_reconnects_after_a_restart(make_backend: Any, world_peers: Any) -> None:

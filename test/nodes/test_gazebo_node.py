@@ -143,3 +143,27 @@ def test_a_wrong_partition_is_diagnosed_in_the_log(
     log = node.wait_for_log(f"published in partition '{partition}_gazebo'")
     assert "GZ_PARTITION" in log
     assert "active: control loop" in node.wait_for_log("active: control loop")  # it runs, waiting
+
+
+def test_publish_rate_zero_passes_every_gazebo_state_on_at_once(
+    probe: Probe, start_node: StartNode, world: Callable[..., Peer], partition: str
+) -> None:
+    # A 2 Hz control loop: joint_states at Gazebo's 250 Hz can only come from the transport's thread.
+    world(*ur3e_peer_args(initial=[0.2] * 6))
+    parameters = {**driver_parameters(partition), "rate": 2.0, "publish_rate": 0.0}
+    node = start_node(parameters, module="bb_robot.nodes.driver", node="driver")
+    node.wait_for_log("active: control loop at 2 Hz")
+    states = probe.subscribe(JointState, f"{node.namespace}/joint_states", VOLATILE)
+    sas_states = probe.subscribe(JointState, f"{node.namespace}/ur3e/get/joint_states", VOLATILE)
+    wait_positions(probe, states, node, [0.2] * 6)
+    states.clear()
+    probe.spin_for(1.0)  # at most three cycles of the loop
+    stamps = {(s.header.stamp.sec, s.header.stamp.nanosec) for s in states}
+    assert len(stamps) == len(states) > 20, f"{len(states)} joint_states in 1 s:\n{node.log()}"
+    assert sas_states and positions(sas_states[-1]) is not None
+    # Commands still move the arm (written at once by the command callback, not only each half second).
+    target = [0.3, -0.1, 0.25, 0.0, 0.15, -0.2]
+    sas = probe.node.create_publisher(Float64MultiArray, f"{node.namespace}/ur3e/set/target_joint_positions", 1)
+    probe.wait_for_subscribers(sas)
+    sas.publish(Float64MultiArray(data=target))
+    wait_positions(probe, states, node, target)

@@ -8,7 +8,8 @@ ROS topics, Gazebo, ...).  The core calls it from two threads, never at the same
 - **control loop** (its own thread, at the driver's ``rate``): each cycle ``read(now)``, then
   ``write(command, now)``; ``health()`` at a lower rate; ``set_limits`` / ``set_robot`` /
   ``set_armed`` when the corresponding setting changes (applied between cycles, in the loop
-  thread).
+  thread).  With immediate commands (the node's default) ``write`` is also called between
+  cycles by the thread that received a command (the ROS executor), never while a cycle runs.
 
 Contract for implementers:
 
@@ -214,6 +215,17 @@ class Backend(ABC):
     @abstractmethod
     def write(self, command: BackendCommand, now_ns: int) -> None:
         """Send this cycle's command (called after :meth:`read` in every cycle)."""
+
+    def watch_samples(self, listener: Callable[[JointSample], None] | None) -> bool:
+        """Offer to call ``listener(sample)`` from the backend's own thread whenever a new sample
+        arrives (``None``: stop calling it); returns whether this backend does.
+
+        The default does not (its samples exist only when :meth:`read` makes them): the core then
+        passes on each cycle's sample.  A backend that receives state in a thread of its own
+        (messages from a simulator or a bus) may return ``True`` and call the listener right after
+        storing each new message, with what :meth:`read` would return then; it must be quick.
+        """
+        return False
 
     def health(self) -> Health:
         """The connection and device state, for diagnostics and ``reset`` (a few times a second)."""

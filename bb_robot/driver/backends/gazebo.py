@@ -29,7 +29,7 @@ import math
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -223,6 +223,7 @@ class GazeboBackend(Backend):
         self._clock_messages = 0
         self._modes: frozenset[CommandMode] = frozenset()
         self._sent = 0
+        self._listener: Callable[[JointSample], None] | None = None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -485,6 +486,9 @@ class GazeboBackend(Backend):
                         self._check_limits(i, axis.limit_lower, axis.limit_upper)
                 self._state_messages += 1
                 self._last_state_ns = now
+            listener = self._listener
+            if listener is not None:
+                listener(self.read(now))
             if unknown is not None and unknown not in self._unknown:
                 self._unknown.add(unknown)
                 self.logger.info(f"gazebo: ignoring joint '{unknown}' in {info.topic}: not a driven joint")
@@ -531,6 +535,11 @@ class GazeboBackend(Backend):
         except Exception:  # noqa: BLE001 - the node is going away
             pass
 
+    def watch_samples(self, listener: Callable[[JointSample], None] | None) -> bool:
+        """Samples are passed on from the gz-transport thread as each joint-state message arrives."""
+        self._listener = listener
+        return True
+
     # ------------------------------------------------------------------ loop thread
     def read(self, now_ns: int) -> JointSample:
         with self._lock:
@@ -543,24 +552,27 @@ class GazeboBackend(Backend):
     def write(self, command: BackendCommand, now_ns: int) -> None:
         if self.transport is None:
             raise BackendError("gazebo: not connected")
-        modes = command.modes
-        value = np.full(len(modes), np.nan)
-        feed = np.zeros(len(modes))
-        interface: list[str] = [""] * len(modes)
-        for i, mode in enumerate(modes.tolist()):
+        # Plain lists: a handful of joints, where numpy's per-element indexing costs more than it saves.
+        n = len(command.modes)
+        position, velocity, effort = command.position.tolist(), command.velocity.tolist(), command.effort.tolist()
+        routes = self._position_route.tolist(), self._velocity_route.tolist()
+        value = [math.nan] * n
+        feed = [0.0] * n
+        interface: list[str] = [""] * n
+        for i, mode in enumerate(command.modes.tolist()):
             if mode == _POSITION or mode == _HOLD:
-                if self._position_route[i]:
-                    value[i], feed[i], interface[i] = command.position[i], command.velocity[i], "position"
-                elif self._velocity_route[i]:
+                if routes[0][i]:
+                    value[i], feed[i], interface[i] = position[i], velocity[i], "position"
+                elif routes[1][i]:
                     value[i], interface[i] = 0.0, "velocity"
                 else:
                     value[i], interface[i] = 0.0, "effort"
-                if mode == _HOLD and math.isnan(command.position[i]):
+                if mode == _HOLD and math.isnan(position[i]):
                     value[i] = math.nan  # never reported yet: nothing to hold
             elif mode == _VELOCITY:
-                value[i], interface[i] = command.velocity[i], "velocity"
+                value[i], interface[i] = velocity[i], "velocity"
             elif mode == _EFFORT:
-                value[i], interface[i] = command.effort[i], "effort"
+                value[i], interface[i] = effort[i], "effort"
         resend = self._resend_ns
         for i, kind, publisher, _ in self._doubles:
             v = value[i]
@@ -570,7 +582,7 @@ class GazeboBackend(Backend):
             if self._last_sent.get(key) == (v,) and resend and now_ns - self._last_sent_ns.get(key, 0) < resend:
                 continue
             message = self._messages.new(DOUBLE)
-            message.data = float(v)
+            message.data = v
             publisher.publish(message)
             self._last_sent[key] = (v,)
             self._last_sent_ns[key] = now_ns
@@ -579,7 +591,7 @@ class GazeboBackend(Backend):
             self._send_group(group, value, feed, interface, now_ns)
 
     def _send_group(
-        self, group: _Group, value: np.ndarray, feed: np.ndarray, interface: list[str], now_ns: int
+        self, group: _Group, value: list[float], feed: list[float], interface: list[str], now_ns: int
     ) -> None:
         if group.type_name == JOINT_TRAJECTORY:
             members = [k for k, j in enumerate(group.joints) if interface[j] == "position" and not math.isnan(value[j])]
