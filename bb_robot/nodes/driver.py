@@ -131,6 +131,8 @@ class Session:
         self.last_stamp = -1
         self.limits_published_ns = 0
         self.published_arm_state: str | None = None
+        #: publish_rate 0: every sample is published as the core passes it on (no publish timer).
+        self.each_sample = False
         self.waiting_logged = False
 
     @property
@@ -514,7 +516,8 @@ class DriverNode(LifecycleNode):
             self.destroy_timer(timer)
         rate = float(self.get_parameter("publish_rate").value)
         assert session.core is not None
-        session.core.watch_samples(None if rate > 0 else self._on_sample)
+        session.each_sample = rate <= 0
+        session.core.watch_samples(self._on_sample if session.each_sample else None)
         period = 1.0 / (rate if rate > 0 else HOUSEKEEPING_RATE)
         session.timers = [self.create_timer(period, self._publish_state, clock=self._steady)]
 
@@ -890,7 +893,7 @@ class DriverNode(LifecycleNode):
             snapshot = session.core.snapshot
             if snapshot.sample is not None and not snapshot.all_seen:
                 self._held_back(session, snapshot.cycle)
-            elif snapshot.sample is not None and not session.core.samples_from_backend:
+            elif snapshot.sample is not None and not session.each_sample:
                 self._publish_sample(session, snapshot.sample, snapshot.all_seen, snapshot.stale)
         except Exception as error:  # noqa: BLE001 - publishing must not take the node down
             self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
@@ -962,6 +965,15 @@ class DriverNode(LifecycleNode):
         except Exception as error:  # noqa: BLE001
             self._warn(("diagnostics", repr(error)), f"failed to publish diagnostics: {error!r}")
 
+    def _publishing(self, session: Session) -> str:
+        """How joint_states are published, for /diagnostics."""
+        core = session.core
+        if not session.each_sample:
+            return f"at {float(self.get_parameter('publish_rate').value):g} Hz"
+        if core is not None and core.samples_from_backend:
+            return "each sample, as the backend receives it"
+        return "each sample, after each control cycle"
+
     def _diagnostics(self) -> Any:
         from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
@@ -991,6 +1003,8 @@ class DriverNode(LifecycleNode):
             "rate (Hz)": f"{float(self.get_parameter('rate').value):g}",
             "scheduling": core.scheduling,
             "executor thread": self._callback_scheduling,
+            "joint_states": self._publishing(session),
+            "commands": "written at once" if core.settings.immediate_commands else "written at the next cycle",
         }
         loop_level, loop_message = ok, "running" if core.running else "stopped"
         stats = core.loop_stats()

@@ -548,10 +548,28 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
     assert set(statuses) == {"control loop", "backend", "arming", "joints"}
     loop = {kv.key: kv.value for kv in statuses["control loop"].values}
     assert {"rate (Hz)", "measured rate (Hz)", "lag p99 (ms)", "skipped cycles", "command age (s)"} <= set(loop)
+    assert loop["joint_states"] == "at 100 Hz" and loop["commands"] == "written at once"
     assert statuses["arming"].message == "armed" and statuses["backend"].message == "simulated"
     assert probe.spin_until(lambda: bool(driver.sas_states) and bool(driver.sas_min))
     assert list(driver.sas_states[-1].name) == list(JOINTS)
     assert list(driver.sas_min[-1].data) == pytest.approx(LIMITS.lower.tolist())
+
+    # publish_rate 0, live: the simulator is read by the loop, so each cycle's sample is published.
+    results = probe.set_parameters(driver.node.name, {"publish_rate": 0.0, "immediate_commands": False})
+    assert all(r.successful for r in results), results
+
+    def loop_values() -> dict[str, str]:
+        latest = [s for a in driver.diagnostics for s in ours(a) if s.name.endswith(": control loop")]
+        return {kv.key: kv.value for kv in latest[-1].values} if latest else {}
+
+    assert probe.spin_until(lambda: loop_values().get("joint_states") == "each sample, after each control cycle", 10), (
+        loop_values()
+    )
+    assert loop_values()["commands"] == "written at the next cycle"
+    driver.joint_states.clear()
+    probe.spin_for(0.5)
+    stamps = [(m.header.stamp.sec, m.header.stamp.nanosec) for m in driver.joint_states]
+    assert stamps and len(set(stamps)) == len(stamps), "a sample was published twice"
 
 
 BACKEND_MODULE = '''

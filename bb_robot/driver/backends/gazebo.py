@@ -9,10 +9,12 @@ each controller plugin of the robot's joints and its settings, by gz-sim 8's nam
   ``gz.msgs.JointTrajectory`` per topic); VELOCITY to a JointController; EFFORT to an
   ApplyJointForce.  The backend accepts the modes every driven joint has a controller for.
   The latest command of every joint is sent at each loop cycle (or at ``gazebo.command_rate``),
-  and at once when it changes, so nothing depends on one message surviving a connection's set-up;
+  and at once when it changes (and, with the driver's immediate commands, as it arrives), so
+  nothing depends on one message surviving a connection's set-up;
   a joint held before Gazebo ever reported it gets nothing (the core has no target for it).
 - **State**: each JointStatePublisher's ``gz.msgs.Model`` (bare joint names; names the robot
-  lacks are ignored), stamped with its arrival on the driver's monotonic clock.  The joint limits
+  lacks are ignored), stamped with its arrival on the driver's monotonic clock and passed on at
+  once to a sample listener (:meth:`GazeboBackend.watch_samples`; the node's ``publish_rate`` 0).  The joint limits
   Gazebo reports are checked once per connection against the driver's.
 - **Gazebo not running**: configure succeeds (unless ``gazebo.require_gazebo``), the driver says
   it is waiting and holds nothing; when the joint states appear it says so.  A silent Gazebo
