@@ -15,11 +15,12 @@ executor, as the driver; its subscriptions keep the latest message only, as a br
   each command a new target) and timestamps it; its subscriptions on the seven actuator command
   topics timestamp the first message carrying that target (through the transmission).  Both
   times are this process's monotonic clock; the path covers DDS to the driver, its executor
-  callback, the wait for the next control cycle, the cycle (transmission, seven publishes), and
-  DDS back;
+  callback, which writes the command at once (``immediate_commands``, the default: the
+  transmission and seven publishes), and DDS back;
 - **feedback → joint_states**: each feedback burst carries new positions; the time from the
   burst's last message to the first ``joint_states`` message in which every joint reflects the
-  burst, at the driver's default ``publish_rate`` (100 Hz) and at 500 Hz (changed live).  A
+  burst, at the driver's default ``publish_rate`` (100 Hz), at 500 Hz and at 0 (each cycle's
+  sample published at once; changed live).  A
   burst that a later one overtakes before ``joint_states`` went out is counted as superseded.
 
 Also reported: the driver's own command latency (received → backend write) and cycle time from
@@ -279,11 +280,12 @@ def run(seconds: float) -> tuple[list[Phase], str]:
         node.create_subscription(JointState, f"{namespace}/joint_states", on_state, reliable)
         client = AsyncParameterClient(node, f"{namespace}/driver")
         spin_until(client.services_are_ready, 30, "the driver's parameter services")
-        for publish_rate in (100.0, 500.0):
+        for publish_rate in (100.0, 500.0, 0.0):
             future = client.set_parameters([Parameter("publish_rate", value=publish_rate)])
             spin_until(future.done, 30, "set publish_rate")
             spin_for(0.5)
-            phase = Phase(f"feedback → joint_states, publish_rate {publish_rate:g} Hz")
+            rate_label = f"{publish_rate:g} Hz" if publish_rate > 0 else "0 (each sample)"
+            phase = Phase(f"feedback → joint_states, publish_rate {rate_label}")
             burst_sent.clear()
             states_seen.clear()
             cpu0, t0 = _cpu_seconds(process.pid), time.monotonic()
@@ -391,15 +393,18 @@ path: it takes 3,500 command messages a second). Command latency: from publishin
 `~/joint_commands` (new positions for the seven joints) to the first message with that target on
 each actuator's topic (transmission applied). Feedback latency: from the last of a burst of seven
 feedback messages (new positions) to the first `joint_states` in which every joint reflects the
-burst; at `publish_rate` 100 Hz (the default) a burst waits for the next publication. Samples
+burst; at `publish_rate` 100 Hz (the default) a burst waits for the next publication, at 0 each
+control cycle's sample is published as the cycle ends. Samples
 count the targets and bursts seen; the others were overtaken (the next command or burst arrived
 before a cycle or a publication took them) or dropped by this process's best-effort subscriptions.
 
 {latency}
 
-A command waits for the next control cycle (0 to 2 ms at 500 Hz), and feedback for the next
-cycle and the next `joint_states` publication: the loop and publish rates, not the transport,
-set most of these figures; the maxima are the machine's (other processes compete for its CPUs).
+A command is written by the callback that receives it (`immediate_commands`, the default), and
+feedback waits for the next cycle (0 to 2 ms at 500 Hz; the actuator topics are read by the loop)
+and, with a `publish_rate`, the next `joint_states` publication: the loop and publish rates, not
+the transport, set most of the feedback figures; the maxima are the machine's (other processes
+compete for its CPUs).
 
 Cost in the driver process (CPU from `/proc/<pid>/stat` over the phase; cycle time and lag from
 its `/diagnostics` at the phase's end, over the last 2,047 cycles):
