@@ -12,8 +12,8 @@ stamps each just before publishing; both processes read the same monotonic clock
 Measured, per run:
 
 - **command → backend latency**: from this process's ``publish`` to the driver's
-  ``backend.write`` with that command (DDS, the executor callback, the wait for the next cycle,
-  the cycle's work), p50 / p99 / max;
+  ``backend.write`` with that command (DDS, the executor callback, which writes it at once with
+  the default ``immediate_commands``), p50 / p99 / max;
 - **loop period jitter**: the spread of the intervals between cycle starts (std, p99 of the
   deviation from the period);
 - **lag**: how late cycles start against their grid (``start + k · period``), from the
@@ -230,18 +230,16 @@ EXPLANATION = " ".join(
     [
         "The driver runs as a child process on the bundled arm (7 joints) with the embedded simulator",
         "(recording variant); this process streams sas `target_joint_positions` at the loop rate.",
-        "*command → backend*: publish here to `backend.write` there (DDS, the executor callback, the wait",
-        "for the next cycle — up to one period, and nearly all of it when the stream's phase falls just",
-        "after the loop's — and the cycle); *superseded*: commands the backend never saw because a newer",
-        "one arrived before the next cycle (the driver applies the newest; the sas topics keep one message);",
-        "*in the driver*: from the callback receiving a command to the `backend.write` of the cycle that",
-        "applied it, the driver's own figure in `/diagnostics` (superseded commands included, hence above the",
-        "end-to-end median, which counts only the commands the backend saw); *lag*: how late a cycle",
-        "starts against its grid, from the driver's statistics over its last 2,047 cycles; *drift*: cycles",
-        "run plus cycles skipped, minus the time elapsed times the rate, between the two `/diagnostics`",
-        "messages (0: the loop keeps its grid); *CPU*: the driver process's user + system time from 10 s to",
-        "the end, per 1,000 cycles (it includes the executor handling the command stream and publishing",
-        "`joint_states` at 100 Hz).",
+        "*command → backend*: publish here to `backend.write` there (DDS, then the executor callback, which",
+        "writes the command at once: `immediate_commands`, the default; with `immediate_commands: false` a",
+        "command would wait for the next cycle, up to one period); *never written*: commands the backend",
+        "never saw (a newer one arrived first; the sas topics keep one message); *in the driver*: from the",
+        "callback receiving a command to its `backend.write`, the driver's own figure in `/diagnostics`;",
+        "*lag*: how late a cycle starts against its grid, from the driver's statistics over its last 2,047",
+        "cycles; *drift*: cycles run plus cycles skipped, minus the time elapsed times the rate, between the",
+        "two `/diagnostics` messages (0: the loop keeps its grid); *CPU*: the driver process's user + system",
+        "time from 10 s to the end, per 1,000 cycles (it includes the executor handling the command stream,",
+        "writing each command, and publishing `joint_states` at 100 Hz).",
     ]
 )
 
@@ -291,7 +289,7 @@ def report(runs: list[Run], quick: bool) -> str:
             "run",
             "loop thread",
             "command → backend p50 / p99 / max",
-            "superseded before a cycle",
+            "never written",
             "in the driver: received → write p50 / p99",
             "period std / p99 deviation",
             "lag p99 at 10 s → end (max at end)",
