@@ -2,8 +2,14 @@
 
 For machines with Gazebo Harmonic installed (``gz_transport: official``). ``gz.transport13`` is
 imported only when this class is instantiated; it reads ``GZ_IP``, ``GZ_RELAY`` … itself.
-Not tested in this project's CI: no machine here has ``libgz-transport13`` (PyPI's
-``gazebo-py-bindings`` ships the binding module without the library it links to).
+
+The adapter calls the pybind11 module ``gz.transport13._transport`` (the C++ ``Node`` as bound:
+``advertise(topic, msg_type_name, options)``, ``subscribe_raw(topic, callback(bytes, info),
+msg_type, options)``, ``Publisher.publish_raw(msg_data, msg_type)``), not the package's Python
+wrapper, whose ``Node.advertise`` takes a protobuf class instead of a type name.  The real binding
+does not load on the machines this project is tested on (PyPI's ``gazebo-py-bindings`` ships it
+without ``libgz-transport13``); the tests run the adapter through a stand-in module with those
+signatures, built on the built-in client, against the C++ peer (``test/gz/test_gz_official.py``).
 
 What it cannot do that the built-in client does: see other partitions (so no partition-mismatch
 diagnosis), report remote publishers' addresses, or re-send the latest message to a late subscriber.
@@ -12,6 +18,7 @@ diagnosis), report remote publishers' addresses, or re-send the latest message t
 from __future__ import annotations
 
 import importlib
+import logging
 import threading
 import time
 from typing import Any
@@ -33,12 +40,14 @@ from bb_robot.gz.api import (
 from bb_robot.gz.messages import GzMessages, default_messages
 
 MODULE = "gz.transport13"
+#: The pybind11 module inside it (``BINDINGS_MODULE_NAME`` of gz-transport 13's CMake).
+BINDING = f"{MODULE}._transport"
 
 
 def available() -> str | None:
     """``None`` if ``gz.transport13`` imports, else why not."""
     try:
-        importlib.import_module(MODULE)
+        importlib.import_module(BINDING)
     except Exception as error:  # ImportError, or a binding whose shared library is missing
         return f"{MODULE} does not import: {error}"
     return None
@@ -90,7 +99,7 @@ class OfficialTransport(GzTransport):
         messages: GzMessages | None = None,
         logger: Logger | None = None,
     ) -> None:
-        module = importlib.import_module(MODULE)
+        module = importlib.import_module(BINDING)
         self._module = module
         self.partition = partition if partition is not None else wire.default_partition()
         options = module.NodeOptions()
@@ -99,7 +108,7 @@ class OfficialTransport(GzTransport):
             options.namespace = namespace
         self._node = module.Node(options)
         self._messages = messages
-        self._logger = logger
+        self._log: Logger = logger if logger is not None else logging.getLogger("bb_robot.gz")
         self._lock = threading.Lock()
         self._publishers: dict[str, OfficialPublisher] = {}
         self._subs: dict[str, list[OfficialSubscription]] = {}
@@ -137,11 +146,16 @@ class OfficialTransport(GzTransport):
         subscription = OfficialSubscription(self, topic, type_name)
 
         def deliver(data: bytes, info: Any) -> None:
+            # Runs on gz-transport's C++ thread: an exception escaping into it would end the process.
             if not subscription.active:
                 return
-            payload: Any = data if cls is None else cls.FromString(data)
-            subscription.count += 1
-            callback(payload, MessageInfo(topic, self.partition, type_name, "", time.monotonic_ns()))
+            now = time.monotonic_ns()
+            try:
+                payload: Any = data if cls is None else cls.FromString(data)
+                subscription.count += 1
+                callback(payload, MessageInfo(topic, self.partition, type_name, "", now))
+            except Exception as error:  # noqa: BLE001 - reported, never raised into C++
+                self._log.warning(f"gz transport (official): {topic}: a message was not handled: {error!r}")
 
         if not self._node.subscribe_raw(topic, deliver, type_name, self._module.SubscribeOptions()):
             raise ValueError(f"gz.transport13 refused to subscribe to {topic} [{type_name}]")

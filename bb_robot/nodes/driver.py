@@ -9,11 +9,11 @@ the tests exercise without ROS.
 
 Threads: one executor thread runs every ROS callback (rclpy's C++ ``EventsExecutor`` where
 available: a sixth of the CPU per message of the multi-threaded executor); callbacks check
-commands and queue them (and, with ``immediate_commands``, write them), and a
-``FollowJointTrajectory`` goal is a coroutine that waits without blocking.  The control loop runs on a thread of its own at ``rate`` on absolute
+commands and queue them (and, with ``immediate_commands``, write them to the backend: see
+:mod:`bb_robot.driver.core`), and a ``FollowJointTrajectory`` goal is a coroutine that waits
+without blocking.  The control loop runs on a thread of its own at ``rate`` on absolute
 deadlines; the publishers read the loop's latest snapshot at ``publish_rate``, or (0) publish
-each sample as the core passes it on.  With ``immediate_commands`` a command callback also writes
-the command to the backend itself (see :mod:`bb_robot.driver.core`).
+each sample as the core passes it on.
 """
 
 from __future__ import annotations

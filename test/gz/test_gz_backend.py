@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import math
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -34,6 +35,8 @@ from bb_robot.driver.model import driven_joints, load_model_file
 from bb_robot.gz.messages import GzMessages
 
 TIMEOUT = 10.0
+#: A stand-in for gz.transport13's binding, for machines without Gazebo Harmonic.
+STANDIN = Path(__file__).resolve().parent / "standin"
 
 
 class ListLogger:
@@ -381,19 +384,76 @@ def test_command_rate_limits_resending_unchanged_commands(
     assert int(backend.health().values["commands sent"]) == 3 * 10 + 1
 
 
-def test_the_official_transport_is_chosen_by_parameter(make_backend: Any) -> None:
-    """``gz_transport: official`` uses gz.transport13; where it cannot import (no Gazebo Harmonic
-    here), configure fails saying so, and an unknown implementation is refused."""
+@pytest.fixture
+def official_binding(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """gz.transport13's binding: the real one where Gazebo Harmonic is installed, else the stand-in
+    of ``standin/gz/transport13/_transport.py`` (the binding's interface over the built-in client)."""
+    from bb_robot.gz import official
+
+    monkeypatch.setenv("GZ_IP", LOOPBACK)  # the official transport takes no ip option: GZ_IP it is
+    if official.available() is None:
+        yield "real"
+        return
+    saved = {name: module for name, module in sys.modules.items() if name == "gz" or name.startswith("gz.")}
+    for name in saved:
+        del sys.modules[name]
+    monkeypatch.syspath_prepend(str(STANDIN))
+    yield "stand-in"
+    for name in [name for name in sys.modules if name == "gz" or name.startswith("gz.")]:
+        del sys.modules[name]
+    sys.modules.update(saved)
+
+
+def test_the_official_transport_drives_the_seed_world(
+    make_backend: Any, world_peers: Any, official_binding: str
+) -> None:
+    peer = world_peers(*ur3e_peer_args(initial=[0.1] * 6))
+    backend, log = make_backend(gz_transport="official")
+    backend.connect(TIMEOUT)
+    assert backend.transport.implementation == "official"
+    assert wait_until(lambda: bool((backend.read(0).stamps > 0).all()), TIMEOUT), log.lines
+    np.testing.assert_allclose(positions(backend), 0.1, atol=1e-9)
+    target = [0.5, -0.4, 0.3, -0.2, 0.6, -0.3]
+    assert drive(backend, command(CommandMode.POSITION, target), lambda: np.allclose(positions(backend), target))
+    assert peer.wait_for(lambda lines: sum(line.startswith("CMD ") for line in lines) == 6, TIMEOUT), peer.lines
+    health = backend.health()
+    assert health.connected and health.message == "connected to Gazebo", health
+    assert health.values["gz transport"].startswith("official, partition")
+
+
+def test_the_official_transport_adapter(world_peers: Any, official_binding: str, partition: str) -> None:
+    from bb_robot.gz.api import create_transport
+
+    world_peers(*ur3e_peer_args(initial=[0.25] * 6))
+    log = ListLogger()
+    transport = create_transport("official", partition=partition, logger=log)
     try:
-        import gz.transport13  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        official, _ = make_backend(gz_transport="official")
-        with pytest.raises(BackendError, match="cannot start gz-transport 'official'"):
-            official.connect(1.0)
-    else:  # pragma: no cover - a machine with Gazebo Harmonic
-        official, _ = make_backend(gz_transport="official")
-        official.connect(1.0)
-        assert official.transport.implementation == "official"
+        messages = transport.messages
+        states: list[Any] = []
+        transport.subscribe(UR3E_STATE_TOPIC, "gz.msgs.Model", lambda message, info: states.append((message, info)))
+        assert wait_until(lambda: bool(states), TIMEOUT)
+        message, info = states[-1]
+        assert {joint.name for joint in message.joint} >= {"shoulder_pan_joint", "wrist_3_joint"}
+        assert info.topic == UR3E_STATE_TOPIC and info.partition == partition and info.type_name == "gz.msgs.Model"
+        assert UR3E_STATE_TOPIC in transport.topic_list()
+        assert transport.publishers(UR3E_STATE_TOPIC) == [("gz.msgs.Model", "")]
+        # A callback that raises is reported, never raised into gz-transport's thread.
+        transport.subscribe(UR3E_STATE_TOPIC, "gz.msgs.Model", lambda message, info: 1 / 0)
+        assert wait_until(lambda: log.has("a message was not handled: ZeroDivisionError"), TIMEOUT), log.lines
+        publisher = transport.advertise("/bb_robot/official_probe", "gz.msgs.Double")
+        assert transport.advertise("/bb_robot/official_probe", "gz.msgs.Double") is publisher
+        with pytest.raises(ValueError, match="already advertised as gz.msgs.Double"):
+            transport.advertise("/bb_robot/official_probe", "gz.msgs.Float")
+        with pytest.raises(TypeError, match="advertised as gz.msgs.Double, not gz.msgs.Float"):
+            publisher.publish(messages.new("gz.msgs.Float"))
+        with pytest.raises(ValueError, match="needs a concrete type"):
+            transport.subscribe("/any", "google.protobuf.Message", lambda message, info: None)
+        assert "cannot be diagnosed" in transport.diagnostics().format()
+    finally:
+        transport.close()
+
+
+def test_an_unknown_transport_is_refused(make_backend: Any) -> None:
     unknown, _ = make_backend(gz_transport="zenoh")
     with pytest.raises(BackendError, match="unknown gz transport 'zenoh'"):
         unknown.connect(1.0)
