@@ -74,9 +74,8 @@ def test_an_immediate_command_is_written_by_the_thread_that_submits_it() -> None
     try:
         cycles = core.snapshot.cycle
         submit_position(core, validator, 0.7)
-        # Written before submit returned, by this thread, with no cycle in between.
-        assert backend.writes[-1] == (threading.current_thread().name, 0.7)
-        assert core.snapshot.cycle == cycles
+        # Written before submit returned, by this thread (a cycle would write from the loop's).
+        assert (threading.current_thread().name, 0.7) in backend.writes
         latency = core.command_latency()
         assert latency is not None and latency[2] > 0
         # The loop keeps sending it.
@@ -92,13 +91,12 @@ def test_without_immediate_commands_the_loop_writes_the_command() -> None:
     core, backend, validator = started_core(RecordingSim, CoreSettings(command_timeout=0.0))
     try:
         submit_position(core, validator, 0.7)
-        mine = threading.current_thread().name
-        assert all(thread != mine for thread, _ in backend.writes)
-        assert all(value != 0.7 for _, value in backend.writes)  # not yet: it waits for the cycle
         deadline = time.monotonic() + 10.0
         while ("bb_robot-driver-loop", 0.7) not in backend.writes and time.monotonic() < deadline:
             time.sleep(0.005)
         assert ("bb_robot-driver-loop", 0.7) in backend.writes
+        mine = threading.current_thread().name
+        assert all(thread != mine for thread, _ in backend.writes)  # only the loop writes
     finally:
         core.stop(settle_timeout=0.1)
 
