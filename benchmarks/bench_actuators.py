@@ -33,10 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -49,6 +46,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import _common  # noqa: E402  (puts the repository root on sys.path)
+import _driver_process  # noqa: E402
 
 REPO_ROOT = _common.REPO_ROOT
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
@@ -68,31 +66,6 @@ class Phase:
     seen: int = 0
     cpu_percent: float | None = None
     diagnostics: dict[str, str] = field(default_factory=dict)
-
-
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _loop_status(messages: list[Any]) -> dict[str, str]:
-    for array in reversed(messages):
-        for status in array.status:
-            if status.name.endswith(": control loop"):
-                return {kv.key: kv.value for kv in status.values}
-    return {}
-
-
-def _executor(context: Any) -> Any:
-    """rclpy's C++ events executor where available (a fraction of the Python executor's cost per
-    message), as the driver uses."""
-    try:
-        from rclpy.experimental import EventsExecutor
-    except ImportError:
-        from rclpy.executors import SingleThreadedExecutor
-
-        return SingleThreadedExecutor(context=context)
-    return EventsExecutor(context=context)
 
 
 def run(seconds: float) -> tuple[list[Phase], str]:
@@ -117,48 +90,25 @@ def run(seconds: float) -> tuple[list[Phase], str]:
     ]
     domain = random.SystemRandom().randint(0, 101)
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_bench_actuators_"))
-    params = workdir / "params.yaml"
-    params.write_text(
-        json.dumps(
-            {
-                "/**": {
-                    "ros__parameters": {
-                        "model": str(BB_ARM),
-                        "backend": "actuators",
-                        "autostart": True,
-                        "auto_arm": True,
-                        "command_timeout": 0.0,
-                        "connect_timeout": 30.0,
-                        "actuators": {"actuator_topic_style": "joint"},
-                    }
-                }
-            }
-        )
+    driver = _driver_process.start_driver(
+        {
+            "model": str(BB_ARM),
+            "backend": "actuators",
+            "autostart": True,
+            "auto_arm": True,
+            "command_timeout": 0.0,
+            "connect_timeout": 30.0,
+            "actuators": {"actuator_topic_style": "joint"},
+        },
+        workdir=workdir,
+        domain=domain,
+        extra_env={"ROS_LOG_DIR": str(workdir / "ros_log")},  # even where ROS_LOG_DIR is set
     )
-    env = dict(os.environ)
-    env.update(
-        ROS_DOMAIN_ID=str(domain),
-        ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]),
-        RCUTILS_LOGGING_BUFFERED_STREAM="0",
-        ROS_LOG_DIR=str(workdir / "ros_log"),
-    )
-    os.environ.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST")
-    os.environ.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
-    namespace = f"/bench{random.randrange(1 << 30)}"
-    log_path = workdir / "driver.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bb_robot.nodes.driver", "--ros-args", "-r", f"__ns:={namespace}"]
-        + ["--params-file", str(params)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
+    namespace = driver.namespace
     context = rclpy.context.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("bench_actuators", context=context)
-    executor = _executor(context)
+    executor = _driver_process.make_executor(context)
     executor.add_node(node)
     latched = QoSProfile(
         depth=1,
@@ -175,11 +125,9 @@ def run(seconds: float) -> tuple[list[Phase], str]:
     phases: list[Phase] = []
 
     def spin_until(condition: Any, timeout: float, what: str) -> None:
-        deadline = time.monotonic() + timeout
-        while not condition():
-            executor.spin_once(timeout_sec=0.01)
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError(f"{what} not within {timeout} s:\n{log_path.read_text()}")
+        driver.wait_for(
+            condition, timeout, f"{what} not within {timeout} s", lambda: executor.spin_once(timeout_sec=0.01)
+        )
 
     def spin_for(duration: float) -> None:
         deadline = time.monotonic() + duration
@@ -212,7 +160,7 @@ def run(seconds: float) -> tuple[list[Phase], str]:
                 burst_sent[k] = time.monotonic_ns()
 
         node.create_timer(1.0 / FEEDBACK_HZ, send_feedback)
-        spin_until(lambda: "active: control loop" in log_path.read_text(), 60, "the driver active")
+        spin_until(lambda: "active: control loop" in driver.log(), 60, "the driver active")
         spin_for(1.0)
 
         # ---- phase A: command -> actuator topics
@@ -237,7 +185,7 @@ def run(seconds: float) -> tuple[list[Phase], str]:
         spin_until(lambda: commands.get_subscription_count() > 0, 30, "the driver's ~/joint_commands")
         command = JointState(name=list(joints))
         count = int(seconds * COMMAND_HZ)
-        cpu0, t0 = _cpu_seconds(process.pid), time.monotonic()
+        cpu0, t0 = driver.cpu_seconds(), time.monotonic()
         next_send = time.monotonic()
         for k in range(1, count + 1):
             command.position = [m + k * TARGET_STEP for m in middle]
@@ -247,7 +195,7 @@ def run(seconds: float) -> tuple[list[Phase], str]:
             while time.monotonic() < next_send:
                 executor.spin_once(timeout_sec=max(0.0, min(0.005, next_send - time.monotonic())))
         spin_for(0.5)
-        phase.cpu_percent = 100 * (_cpu_seconds(process.pid) - cpu0) / (time.monotonic() - t0)
+        phase.cpu_percent = 100 * (driver.cpu_seconds() - cpu0) / (time.monotonic() - t0)
         phase.sent = count
         for k, sent in command_sent.items():
             arrivals = [first_arrival.get((k, i)) for i in range(n)]
@@ -256,7 +204,7 @@ def run(seconds: float) -> tuple[list[Phase], str]:
                 phase.seen += 1
                 phase.all_latencies.append((max(a for a in arrivals if a is not None) - sent) * 1e-9)
         spin_for(1.2)
-        phase.diagnostics = _loop_status(diagnostics)
+        phase.diagnostics = _driver_process.loop_status(diagnostics)[0]
         phases.append(phase)
         for subscription in command_subs:
             node.destroy_subscription(subscription)
@@ -288,32 +236,24 @@ def run(seconds: float) -> tuple[list[Phase], str]:
             phase = Phase(f"feedback → joint_states, publish_rate {rate_label}")
             burst_sent.clear()
             states_seen.clear()
-            cpu0, t0 = _cpu_seconds(process.pid), time.monotonic()
+            cpu0, t0 = driver.cpu_seconds(), time.monotonic()
             marker["moving"] = True
             spin_for(seconds)
             marker["moving"] = False
             spin_for(0.3)
-            phase.cpu_percent = 100 * (_cpu_seconds(process.pid) - cpu0) / (time.monotonic() - t0)
+            phase.cpu_percent = 100 * (driver.cpu_seconds() - cpu0) / (time.monotonic() - t0)
             phase.sent = len(burst_sent)
             phase.latencies = [(states_seen[k] - burst_sent[k]) * 1e-9 for k in burst_sent if k in states_seen]
             phase.seen = len(phase.latencies)
             spin_for(1.2)
-            phase.diagnostics = _loop_status(diagnostics)
+            phase.diagnostics = _driver_process.loop_status(diagnostics)[0]
             phases.append(phase)
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
-            if process.poll() is not None:
-                break
-            process.send_signal(sig)
-            try:
-                process.wait(15)
-            except subprocess.TimeoutExpired:
-                continue
-        log.close()
+        driver.stop(interrupt_wait=15.0, terminate_wait=15.0)
         executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)
-    return phases, log_path.read_text()
+    return phases, driver.log()
 
 
 def _ms(values: list[float], q: float) -> str:

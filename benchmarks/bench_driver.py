@@ -30,20 +30,16 @@ measurements on this machine at this load, not assertions.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import _common
+import _driver_process
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -77,22 +73,6 @@ class Run:
     scheduling: str = ""
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    ticks = int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of the file)
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def _diagnostics(messages: list[Any], node: str) -> tuple[dict[str, str], float]:
-    """The driver's latest control-loop status and its message's stamp (seconds)."""
-    for array in reversed(messages):
-        for status in array.status:
-            if status.name == f"{node}: control loop":
-                stamp = array.header.stamp.sec + array.header.stamp.nanosec * 1e-9
-                return {kv.key: kv.value for kv in status.values}, stamp
-    return {}, 0.0
-
-
 def measure(run: Run, domain: int) -> Run:
     import rclpy
     from diagnostic_msgs.msg import DiagnosticArray
@@ -100,55 +80,23 @@ def measure(run: Run, domain: int) -> Run:
     from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
     from std_msgs.msg import Float64MultiArray
 
-    from bb_robot.driver.loop import RateLoop
-
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_bench_driver_"))
     record = workdir / "record.npz"
-    params = workdir / "params.yaml"
-    params.write_text(
-        json.dumps(
-            {
-                "/**": {
-                    "ros__parameters": {
-                        "model": str(BB_ARM),
-                        "backend": "driver_bench_backend:RecordingBackend",
-                        "autostart": True,
-                        "auto_arm": True,
-                        "command_timeout": 0.0,
-                        "rate": run.rate,
-                        "realtime_priority": run.priority,
-                    }
-                }
-            }
-        )
+    driver = _driver_process.start_driver(
+        {
+            "model": str(BB_ARM),
+            "backend": "driver_bench_backend:RecordingBackend",
+            "autostart": True,
+            "auto_arm": True,
+            "command_timeout": 0.0,
+            "rate": run.rate,
+            "realtime_priority": run.priority,
+        },
+        workdir=workdir,
+        domain=domain,
+        extra_pythonpath=[HERE],
+        extra_env={"BB_ROBOT_BENCH_RECORD": str(record)},
     )
-    env = dict(os.environ)
-    env.update(
-        ROS_DOMAIN_ID=str(domain),
-        ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
-        BB_ROBOT_BENCH_RECORD=str(record),
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT), str(HERE), env.get("PYTHONPATH", "")]),
-        RCUTILS_LOGGING_BUFFERED_STREAM="0",
-    )
-    env.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
-    namespace = f"/bench{random.randrange(1 << 30)}"
-    log = open(workdir / "driver.log", "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "bb_robot.nodes.driver",
-            "--ros-args",
-            "-r",
-            f"__ns:={namespace}",
-            "--params-file",
-            str(params),
-        ],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    os.environ["ROS_DOMAIN_ID"] = str(domain)
     context = rclpy.context.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("bench_driver_client", context=context)
@@ -157,61 +105,38 @@ def measure(run: Run, domain: int) -> Run:
     diagnostics: list[Any] = []
     node.create_subscription(DiagnosticArray, "/diagnostics", diagnostics.append, 10)
     qos = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-    publisher = node.create_publisher(Float64MultiArray, f"{namespace}/bb_arm/set/target_joint_positions", qos)
+    publisher = node.create_publisher(Float64MultiArray, f"{driver.namespace}/bb_arm/set/target_joint_positions", qos)
     driver_name = "driver"
     try:
-        deadline = time.monotonic() + 60
-        while (
-            publisher.get_subscription_count() == 0
-            or "active: control loop" not in (workdir / "driver.log").read_text()
-        ):
-            executor.spin_once(timeout_sec=0.05)
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError(f"the driver did not start:\n{(workdir / 'driver.log').read_text()}")
+        driver.wait_for(
+            lambda: publisher.get_subscription_count() > 0 and "active: control loop" in driver.log(),
+            60,
+            "the driver did not start",
+            lambda: executor.spin_once(timeout_sec=0.05),
+        )
         time.sleep(0.5)
         count = int(run.rate * run.seconds) + 1
-        published = np.zeros(count + 1, dtype=np.int64)
-        data = [BASE, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0]
-        loop = RateLoop(run.rate)
-        message = Float64MultiArray()
-
-        def send(info: Any) -> None:
-            k = info.index + 1
-            if k > count:
-                loop.stop()
-                return
-            data[0] = BASE + k * STEP
-            message.data = data
-            published[k] = time.monotonic_ns()
-            publisher.publish(message)
-
-        sender = threading.Thread(target=loop.run, args=(send,))
+        sender, published = _driver_process.target_stream(publisher, run.rate, count, BASE, STEP, 7)
         started = time.monotonic()
         cpu_start = None
         sender.start()
         while sender.is_alive():
             executor.spin_once(timeout_sec=0.05)
             if cpu_start is None and time.monotonic() - started >= 10.0:
-                cpu_start = (_cpu_seconds(process.pid), _diagnostics(diagnostics, driver_name))
+                cpu_start = (driver.cpu_seconds(), _driver_process.loop_status(diagnostics, driver_name))
                 run.early, run.early_stamp = cpu_start[1]
         sender.join()
         spin_until = time.monotonic() + 1.5  # the next /diagnostics message
         while time.monotonic() < spin_until:
             executor.spin_once(timeout_sec=0.05)
-        run.late, run.late_stamp = _diagnostics(diagnostics, driver_name)
+        run.late, run.late_stamp = _driver_process.loop_status(diagnostics, driver_name)
         if cpu_start is not None and run.late.get("cycles") and run.early.get("cycles"):
             cycles = int(run.late["cycles"]) - int(run.early["cycles"])
-            run.cpu_per_1000 = (_cpu_seconds(process.pid) - cpu_start[0]) / cycles * 1000 if cycles else None
+            run.cpu_per_1000 = (driver.cpu_seconds() - cpu_start[0]) / cycles * 1000 if cycles else None
         run.sent = count
         run.scheduling = run.late.get("scheduling", "")
     finally:
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.terminate()
-            process.wait(10)
-        log.close()
+        driver.stop()
         executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)

@@ -34,11 +34,7 @@ Numbers are measurements on this machine at this load, not assertions.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -49,6 +45,7 @@ from pathlib import Path
 from typing import Any
 
 import _common
+import _driver_process
 import numpy as np
 
 REPO_ROOT = _common.REPO_ROOT
@@ -124,19 +121,6 @@ class BackendRun:
     cpu: float | None = None
 
 
-def _cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _diagnostics(messages: list[Any], node: str) -> dict[str, str]:
-    for array in reversed(messages):
-        for status in array.status:
-            if status.name == f"{node}: control loop":
-                return {kv.key: kv.value for kv in status.values}
-    return {}
-
-
 def _start_peer(binary: Path, partition: str, rate: float, record: Path) -> Peer:
     # The arm starts at the bench's base target, so it barely moves; MAX_VEL as the seed world's.
     args = ur3e_peer_args(rate=rate, max_velocity=0.25, initial=[BASE, 0, 0, 0, 0, 0], extra=["--record", str(record)])
@@ -151,65 +135,33 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
     from sensor_msgs.msg import JointState
     from std_msgs.msg import Float64MultiArray
 
-    from bb_robot.driver.loop import RateLoop
-
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_bench_gazebo_"))
     partition = f"bb_robot_bench_{uuid.uuid4().hex[:8]}"
     domain = random.randint(0, 101)
     record = workdir / "peer_record.txt"
     peer = _start_peer(binary, partition, run.rate, record)
-    params = workdir / "params.yaml"
-    params.write_text(
-        json.dumps(
-            {
-                "/**": {
-                    "ros__parameters": {
-                        "backend": "gazebo",
-                        "model": str(UR3E_WORLD),
-                        "robot_name": "ur3e",
-                        "autostart": True,
-                        "auto_arm": True,
-                        "command_timeout": 0.0,
-                        "rate": run.rate,
-                        "publish_rate": 0.0 if run.event_driven else run.rate,
-                        "immediate_commands": run.event_driven,
-                        "stale_timeout": 0.5,
-                        "gazebo": {"partition": partition, "ip": LOOPBACK},
-                    }
-                }
-            }
-        )
+    driver = _driver_process.start_driver(
+        {
+            "backend": "gazebo",
+            "model": str(UR3E_WORLD),
+            "robot_name": "ur3e",
+            "autostart": True,
+            "auto_arm": True,
+            "command_timeout": 0.0,
+            "rate": run.rate,
+            "publish_rate": 0.0 if run.event_driven else run.rate,
+            "immediate_commands": run.event_driven,
+            "stale_timeout": 0.5,
+            "gazebo": {"partition": partition, "ip": LOOPBACK},
+        },
+        workdir=workdir,
+        domain=domain,
     )
-    env = dict(os.environ)
-    env.update(
-        ROS_DOMAIN_ID=str(domain),
-        ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST",
-        PYTHONPATH=os.pathsep.join([str(REPO_ROOT), env.get("PYTHONPATH", "")]),
-        RCUTILS_LOGGING_BUFFERED_STREAM="0",
-    )
-    env.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
-    namespace = f"/bench{random.randrange(1 << 30)}"
-    log_path = workdir / "driver.log"
-    log = open(log_path, "wb")  # noqa: SIM115 - closed below
-    process = subprocess.Popen(
-        [sys.executable, "-m", "bb_robot.nodes.driver", "--ros-args", "-r", f"__ns:={namespace}"]
-        + ["--params-file", str(params)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env=env,
-    )
-    os.environ["ROS_DOMAIN_ID"] = str(domain)
+    namespace = driver.namespace
     context = rclpy.context.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("bench_gazebo_client", context=context)
-    try:
-        from rclpy.experimental import EventsExecutor
-
-        executor: Any = EventsExecutor(context=context)
-    except ImportError:
-        from rclpy.executors import SingleThreadedExecutor
-
-        executor = SingleThreadedExecutor(context=context)
+    executor = _driver_process.make_executor(context)
     executor.add_node(node)
     diagnostics: list[Any] = []
     node.create_subscription(DiagnosticArray, "/diagnostics", diagnostics.append, 10)
@@ -239,28 +191,14 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
     spinner = threading.Thread(target=spin)
     spinner.start()
     try:
-        deadline = time.monotonic() + 90
-        while publisher.get_subscription_count() == 0 or "gazebo: connected" not in log_path.read_text():
-            time.sleep(0.05)
-            if time.monotonic() > deadline or process.poll() is not None:
-                raise RuntimeError(f"the driver did not start:\n{log_path.read_text()}")
+        driver.wait_for(
+            lambda: publisher.get_subscription_count() > 0 and "gazebo: connected" in driver.log(),
+            90,
+            "the driver did not start",
+            lambda: time.sleep(0.05),
+        )
         time.sleep(1.0)
-        published = np.zeros(count + 1, dtype=np.int64)
-        data = [BASE, 0.0, 0.0, 0.0, 0.0, 0.0]
-        message = Float64MultiArray()
-        loop = RateLoop(run.rate)
-
-        def send(info: Any) -> None:
-            k = info.index + 1
-            if k > count:
-                loop.stop()
-                return
-            data[0] = BASE + k * STEP
-            message.data = data
-            published[k] = time.monotonic_ns()
-            publisher.publish(message)
-
-        sender = threading.Thread(target=loop.run, args=(send,))
+        sender, published = _driver_process.target_stream(publisher, run.rate, count, BASE, STEP, 6)
         started = time.monotonic()
         cpu_start: tuple[float, float] | None = None
         cpu_start_time = started
@@ -268,17 +206,17 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
         while sender.is_alive():
             time.sleep(0.1)
             if cpu_start is None and time.monotonic() - started >= 10.0:
-                cpu_start = (_cpu_seconds(process.pid), _cpu_seconds(peer.process.pid))
+                cpu_start = (driver.cpu_seconds(), _driver_process.cpu_seconds(peer.process.pid))
                 cpu_start_time = time.monotonic()
-                run.early = _diagnostics(diagnostics, "driver")
+                run.early = _driver_process.loop_status(diagnostics, "driver")[0]
         sender.join()
         time.sleep(1.5)  # the last states, and the next /diagnostics message
-        run.late = _diagnostics(diagnostics, "driver")
+        run.late = _driver_process.loop_status(diagnostics, "driver")[0]
         if cpu_start is not None:
             elapsed = time.monotonic() - cpu_start_time
-            driver_seconds = _cpu_seconds(process.pid) - cpu_start[0]
+            driver_seconds = driver.cpu_seconds() - cpu_start[0]
             run.driver_cpu = driver_seconds / elapsed
-            run.peer_cpu = (_cpu_seconds(peer.process.pid) - cpu_start[1]) / elapsed
+            run.peer_cpu = (_driver_process.cpu_seconds(peer.process.pid) - cpu_start[1]) / elapsed
             if run.early.get("cycles") and run.late.get("cycles"):
                 cycles = int(run.late["cycles"]) - int(run.early["cycles"])
                 run.cpu_per_1000 = driver_seconds / cycles * 1000 if cycles > 0 else None
@@ -287,13 +225,7 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
     finally:
         stop_spinning.set()
         spinner.join()
-        process.send_signal(signal.SIGINT)
-        try:
-            process.wait(20)
-        except subprocess.TimeoutExpired:
-            process.terminate()
-            process.wait(10)
-        log.close()
+        driver.stop()
         peer.stop(10.0)
         executor.shutdown()
         node.destroy_node()
