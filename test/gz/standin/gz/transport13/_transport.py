@@ -26,29 +26,31 @@ from typing import Any
 from bb_robot.gz import wire
 from bb_robot.gz.builtin import BuiltinTransport
 
+#: ``msgs_per_sec`` when not throttled (``kUnthrottled``, the largest uint64).
+UNTHROTTLED = 2**64 - 1
+
+
+class _Throttle:
+    """``msgs_per_sec`` and ``throttled``, as both option classes of the binding have them."""
+
+    msgs_per_sec = UNTHROTTLED
+
+    @property
+    def throttled(self) -> bool:
+        return self.msgs_per_sec != UNTHROTTLED
+
 
 class AdvertiseOptions:
     def __init__(self) -> None:
         self.scope = 2  # Scope::ALL
 
 
-class AdvertiseMessageOptions(AdvertiseOptions):
-    def __init__(self) -> None:
-        super().__init__()
-        self.msgs_per_sec = 2**64 - 1
-
-    @property
-    def throttled(self) -> bool:
-        return self.msgs_per_sec != 2**64 - 1
+class AdvertiseMessageOptions(AdvertiseOptions, _Throttle):
+    pass
 
 
-class SubscribeOptions:
-    def __init__(self) -> None:
-        self.msgs_per_sec = 2**64 - 1
-
-    @property
-    def throttled(self) -> bool:
-        return self.msgs_per_sec != 2**64 - 1
+class SubscribeOptions(_Throttle):
+    pass
 
 
 class NodeOptions:
