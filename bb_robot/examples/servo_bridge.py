@@ -239,7 +239,9 @@ def _make_node() -> Any:
                 return  # shutting down
             now = time.monotonic()
             dt, self.last = now - self.last, now
-            silent = set(self.get_parameter("silent_actuators").value or [])
+            # Declared by type only (no default list): its value is None until someone sets it.
+            unset: Parameter[list[str]] = Parameter("silent_actuators", Parameter.Type.STRING_ARRAY, [])
+            silent = set(self.get_parameter_or("silent_actuators", unset).value or [])
             stamp = self.get_clock().now().to_msg()
             for name, servo in self.servos.items():
                 servo.step(dt)

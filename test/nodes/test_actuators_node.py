@@ -359,3 +359,37 @@ def test_a_path_too_long_fails_configure_suggesting_the_joint_style(
     assert "actuator topic name(s) are longer than ROS's limit of 247 characters" in log
     assert "'wrist_3_joint_actuator' (joint 'wrist_3_joint')" in log
     assert "set actuator_topic_style: joint" in log
+
+
+# ------------------------------------------------------------------------------ the bundled config
+def test_the_bundled_actuators_config_runs_bb_arm_with_the_example_bridge(probe: Probe, start_node: StartNode) -> None:
+    """``config/bb_arm_actuators.yaml`` as a user runs it: the description node and the driver take
+    the file, the example bridge serves the actuators; the driver starts disarmed, is armed, and
+    the arm follows a command."""
+    config = ("--params-file", str(REPO_ROOT / "config" / "bb_arm_actuators.yaml"))
+    ns = f"/t{uuid.uuid4().hex[:10]}"
+    start_node({}, namespace=ns, args=config)  # the description node: robot_description
+    start_node({"rate": 100.0}, namespace=ns, module="bb_robot.examples.servo_bridge", node="servo_bridge")
+    node = start_node(
+        {"autostart": True, "connect_timeout": 20.0},
+        namespace=ns,
+        args=config,
+        module="bb_robot.nodes.driver",
+        node="driver",
+    )
+    log = node.wait_for_log("active: control loop")
+    assert "backend 'actuators'" in log and "disarmed" in log, log
+    joint_states = probe.subscribe(JointState, f"{ns}/joint_states", VOLATILE)
+    wait_for(probe, lambda: bool(joint_states), "joint states", node)
+    assert call(probe, probe.node.create_client(Trigger, f"{node.name}/arm"), Trigger.Request()).success
+    joints = driven_joints(load_urdf(BB_ARM))
+    target = [0.2, -0.3, 0.4, 0.1, -0.2, 0.3, 0.01]
+    commands = probe.node.create_publisher(JointState, f"{node.name}/joint_commands", VOLATILE)
+    probe.wait_for_subscribers(commands)
+    commands.publish(JointState(name=list(joints), position=target))
+    wait_for(
+        probe,
+        lambda: bool(np.abs(joint_positions(joint_states[-1], joints) - target).max() < 1e-3),
+        f"joint positions {target}",
+        node,
+    )

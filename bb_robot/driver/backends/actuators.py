@@ -9,7 +9,8 @@ actuator, through simple transmissions (the contract for servo bridges: ``docs/n
   ``<ns>/actuator/<joint>/<actuator>`` (``joint``), feedback on ``…/state``; the latched index
   ``<ns>/actuators`` (``std_msgs/String``, JSON) lists them.  Configure fails on a name longer
   than ROS allows, naming it.
-- **Commands** (the loop thread, every cycle or at ``actuators.command_rate``): one
+- **Commands** (the loop thread every cycle, and the executor thread as a command arrives with
+  the driver's ``immediate_commands``; at most ``actuators.command_rate`` per second): one
   ``sensor_msgs/JointState`` per actuator with a single entry, in actuator space (SI, after the
   transmission): position (plus the feed-forward velocity) for position and hold, velocity, or
   effort.  Nothing is sent to an actuator that has never reported.
