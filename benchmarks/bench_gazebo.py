@@ -52,7 +52,14 @@ REPO_ROOT = _common.REPO_ROOT
 SECTION = "bench_gazebo"
 sys.path.insert(0, str(REPO_ROOT / "test" / "gz"))
 from cpp_peer import Peer  # noqa: E402
-from sim_peer import UR3E_JOINTS, UR3E_WORLD, build_sim_peer, start_sim_peer, ur3e_peer_args  # noqa: E402
+from sim_peer import (  # noqa: E402
+    UR3E_JOINTS,
+    UR3E_WORLD,
+    build_sim_peer,
+    start_sim_peer,
+    ur3e_driver_parameters,
+    ur3e_peer_args,
+)
 
 BASE = 0.5
 STEP = 1e-7
@@ -141,19 +148,13 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
     record = workdir / "peer_record.txt"
     peer = _start_peer(binary, partition, run.rate, record)
     driver = _driver_process.start_driver(
-        {
-            "backend": "gazebo",
-            "model": str(UR3E_WORLD),
-            "robot_name": "ur3e",
-            "autostart": True,
-            "auto_arm": True,
-            "command_timeout": 0.0,
-            "rate": run.rate,
-            "publish_rate": 0.0 if run.event_driven else run.rate,
-            "immediate_commands": run.event_driven,
-            "stale_timeout": 0.5,
-            "gazebo": {"partition": partition, "ip": LOOPBACK},
-        },
+        ur3e_driver_parameters(
+            partition,
+            run.rate,
+            publish_rate=0.0 if run.event_driven else run.rate,
+            immediate_commands=run.event_driven,
+            stale_timeout=0.5,
+        ),
         workdir=workdir,
         domain=domain,
     )

@@ -49,7 +49,7 @@ from bb_robot.driver.backends.base import Backend, BackendCommand, Health, Healt
 from bb_robot.driver.commands import MODE_NAMES, CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, SUCCESSFUL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.limits import JointLimitTable, braking_speeds
-from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
+from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop, request_realtime
 from bb_robot.driver.tolerances import GoalMonitor, Outcome, Tolerances
 from bb_robot.driver.trajectory import Trajectory, TrajectoryOptions, TrajectoryPoint, build_trajectory
 
@@ -202,6 +202,9 @@ class DriverCore:
         self._cycle_lock = threading.Lock()
         self._listener: SampleListener | None = None
         self._listener_in_loop = False
+        #: Real-time priority for the threads that pass samples on (0: leave them alone), and those seen.
+        self._sample_thread_priority = 0
+        self._sample_threads: set[int] = set()
         self._inbox: deque[tuple[str, Any]] = deque()
         self.arming = Arming(armed)
         self.active = False
@@ -273,6 +276,7 @@ class DriverCore:
             raise RuntimeError("the loop is already running")
         self.backend.start()
         self._loop = RateLoop(rate, self._clock, priority)
+        self._sample_thread_priority = 1 if priority > 0 else 0
         loop = self._loop
         self._thread = threading.Thread(target=self._run, args=(loop,), name="bb_robot-driver-loop", daemon=True)
         self.active = True
@@ -844,6 +848,12 @@ class DriverCore:
         listener = self._listener
         if listener is None:
             return
+        if self._sample_thread_priority and threading.get_ident() not in self._sample_threads:
+            # Like the executor thread: a thread publishing samples while the loop runs real-time
+            # gets the lowest real-time priority, so that ordinary processes do not preempt it while
+            # it holds the interpreter lock (it still yields to the loop).
+            self._sample_threads.add(threading.get_ident())
+            request_realtime(self._sample_thread_priority)
         all_seen, stale = self._freshness(sample, self._clock(), self.settings.stale_timeout)
         self._notify(listener, sample, all_seen, stale)
 

@@ -92,7 +92,7 @@ class RateLoop:
 
     def run(self, step: Callable[[CycleInfo], None]) -> None:
         _reduce_timer_slack()
-        self.scheduling = _request_realtime(self.priority)
+        self.scheduling = request_realtime(self.priority)
         clock, period = self._clock, self.period_ns
         origin = clock()
         k = 0
@@ -157,7 +157,7 @@ class RateLoop:
 _PR_SET_TIMERSLACK = 29
 
 
-def _request_realtime(priority: int) -> str:
+def request_realtime(priority: int) -> str:
     """Ask for ``SCHED_FIFO`` at ``priority`` for the calling thread; say what was granted."""
     if priority <= 0:
         return "normal (real-time scheduling not requested)"

@@ -5,6 +5,7 @@ backend's own thread where it has one, else from the loop thread after each cycl
 from __future__ import annotations
 
 import logging
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -51,12 +52,14 @@ class ReceivingSim(SimBackend):
             self.listener(sample)
 
 
-def started_core(backend_class: type[SimBackend], settings: CoreSettings) -> tuple[DriverCore, Any, CommandValidator]:
+def started_core(
+    backend_class: type[SimBackend], settings: CoreSettings, priority: int = 0
+) -> tuple[DriverCore, Any, CommandValidator]:
     limits = arm_limits()
     backend = backend_class(BackendContext(arm_robot(), JOINTS, limits, SLOW_RATE, logging.getLogger("t")))
     backend.connect(1.0)
     core = DriverCore(backend, limits, settings, armed=True)
-    core.start(SLOW_RATE)
+    core.start(SLOW_RATE, priority)
     deadline = time.monotonic() + 10.0
     while core.snapshot.cycle < 1 and time.monotonic() < deadline:
         time.sleep(0.001)
@@ -151,6 +154,24 @@ def test_a_backend_with_its_own_thread_passes_its_samples_on_as_they_arrive() ->
     finally:
         core.stop(settle_timeout=0.1)
     assert backend.listener is None  # stopping the loop drops the listener
+
+
+def test_a_thread_passing_samples_on_gets_real_time_priority_with_the_loop() -> None:
+    core, backend, _ = started_core(ReceivingSim, CoreSettings(command_timeout=0.0), priority=10)
+    policies: list[int] = []
+    try:
+        if not core.scheduling.startswith("SCHED_FIFO"):
+            pytest.skip(f"real-time scheduling is not permitted here: {core.scheduling}")
+        core.watch_samples(lambda sample, all_seen, stale: policies.append(os.sched_getscheduler(0)))
+        now = time.monotonic_ns()
+        sample = JointSample(np.zeros(3), np.zeros(3), None, np.array([now, now, now]), now)
+        thread = threading.Thread(target=backend.arrive, args=(sample,), name="bus-reader")
+        thread.start()
+        thread.join()
+        assert policies == [os.SCHED_FIFO]
+        assert os.sched_getscheduler(0) == os.SCHED_OTHER  # this thread was not touched
+    finally:
+        core.stop(settle_timeout=0.1)
 
 
 def test_a_failing_listener_is_logged_and_does_not_stop_the_loop() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from cpp_peer import Peer, build_peer
 
@@ -43,6 +44,24 @@ def build_sim_peer(cache_dir: Path = CACHE_DIR) -> Path:
 
 def ur3e_command_topic(joint: str) -> str:
     return f"/model/ur3e/joint/{joint}/0/cmd_pos"
+
+
+def ur3e_driver_parameters(partition: str, rate: float, **overrides: Any) -> dict[str, Any]:
+    """The driver node's parameters for the seed's UR3e world against this peer: the gazebo backend
+    on the world file, active and armed, no watchdog, loopback only; ``overrides`` replace keys
+    (``gazebo`` entries are merged)."""
+    gazebo = {"partition": partition, "ip": "127.0.0.1", **overrides.pop("gazebo", {})}
+    return {
+        "backend": "gazebo",
+        "model": str(UR3E_WORLD),
+        "robot_name": "ur3e",
+        "autostart": True,
+        "auto_arm": True,
+        "command_timeout": 0.0,
+        "rate": rate,
+        **overrides,
+        "gazebo": gazebo,
+    }
 
 
 def ur3e_peer_args(

@@ -31,6 +31,7 @@ from sim_peer import (  # noqa: E402
     build_sim_peer,
     start_sim_peer,
     ur3e_command_topic,
+    ur3e_driver_parameters,
     ur3e_peer_args,
 )
 from std_msgs.msg import Float64MultiArray  # noqa: E402
@@ -71,18 +72,10 @@ def world(sim_peer_binary: Path, partition: str) -> Iterator[Callable[..., Peer]
 
 
 def driver_parameters(partition: str, **gazebo: Any) -> dict[str, Any]:
-    return {
-        "backend": "gazebo",
-        "model": str(UR3E_WORLD),
-        "robot_name": "ur3e",
-        "autostart": True,
-        "auto_arm": True,
-        "command_timeout": 0.0,
-        "rate": 250.0,  # a busy 2-CPU machine: the seed's 500 Hz is measured in benchmarks/bench_gazebo.py
-        "publish_rate": 50.0,
-        "stale_timeout": 1.0,
-        "gazebo": {"partition": partition, "ip": "127.0.0.1", "wait_at_configure": 0.5, **gazebo},
-    }
+    # 250 Hz on a busy 2-CPU machine: the seed's 500 Hz is measured in benchmarks/bench_gazebo.py.
+    return ur3e_driver_parameters(
+        partition, 250.0, publish_rate=50.0, stale_timeout=1.0, gazebo={"wait_at_configure": 0.5, **gazebo}
+    )
 
 
 def positions(state: JointState) -> np.ndarray | None:
