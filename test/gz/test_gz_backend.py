@@ -367,6 +367,36 @@ def test_actuators_and_trajectory_messages(
     assert [list(p.positions) for p in traj.points] == [[0.75]]
 
 
+def test_malformed_joint_states_are_reported_and_change_nothing(
+    make_backend: Any, transport_factory: TransportFactory, messages: GzMessages, tmp_path: Path
+) -> None:
+    world = tmp_path / "arm.sdf"
+    world.write_text(ACT_ARM.format(plugins=_jpc("j1", "") + _jpc("j2", "") + _jpc("j3", "")))
+    gz, stop, thread = _fake_gazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    try:
+        backend, log = _arm_backend(make_backend, world, wait_at_configure=3.0)
+        backend.connect(TIMEOUT)
+        assert wait_until(lambda: bool((backend.read(0).stamps > 0).all()), TIMEOUT), log.lines
+        stop.set()
+        thread.join()
+        before = backend.read(0)
+        publisher = gz.advertise("/world/w/model/arm/joint_state", "gz.msgs.Model")
+        bad = messages.new("gz.msgs.Model", name="arm")
+        bad.joint.add(name="j2").axis1.position = math.nan
+        bad.joint.add(name="j3").axis1.velocity = math.inf
+        publisher.publish_raw(b"\xff\xff\xff not protobuf")
+        publisher.publish(bad)
+        assert wait_until(lambda: log.has("ignoring the state of joint 'j3'"), TIMEOUT), log.lines
+        assert log.has("ignoring the state of joint 'j2' in /world/w/model/arm/joint_state: not finite", "warning")
+        assert log.has("/world/w/model/arm/joint_state: cannot decode a gz.msgs.Model"), log.lines
+        after = backend.read(0)
+        np.testing.assert_array_equal(after.positions, before.positions)
+        np.testing.assert_array_equal(after.stamps, before.stamps)
+    finally:
+        stop.set()
+        thread.join()
+
+
 def test_command_rate_limits_resending_unchanged_commands(
     make_backend: Any, transport_factory: TransportFactory, messages: GzMessages, tmp_path: Path
 ) -> None:

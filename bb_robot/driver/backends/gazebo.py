@@ -212,6 +212,7 @@ class GazeboBackend(Backend):
         self._state_messages = 0
         self._last_state_ns = 0
         self._unknown: set[str] = set()
+        self._invalid: set[str] = set()
         self._progress = 0
         self._connected = False
         self._first_state_ns = 0
@@ -472,6 +473,7 @@ class GazeboBackend(Backend):
         def on_state(message: Any, info: Any) -> None:
             now = info.received_ns
             unknown = None
+            invalid: list[tuple[str, float, float, float]] = []
             with lock:
                 for joint in message.joint:
                     i = mapping.get(joint.name)
@@ -479,9 +481,13 @@ class GazeboBackend(Backend):
                         unknown = joint.name
                         continue
                     axis = joint.axis1
-                    positions[i] = axis.position
-                    velocities[i] = axis.velocity
-                    efforts[i] = axis.force
+                    position, velocity, force = axis.position, axis.velocity, axis.force
+                    if not (math.isfinite(position) and math.isfinite(velocity) and math.isfinite(force)):
+                        invalid.append((joint.name, position, velocity, force))
+                        continue  # the joint keeps its last good value, and ages towards stale
+                    positions[i] = position
+                    velocities[i] = velocity
+                    efforts[i] = force
                     stamps[i] = now
                     if not self._limits_checked[i]:
                         self._limits_checked[i] = True
@@ -494,6 +500,14 @@ class GazeboBackend(Backend):
             if unknown is not None and unknown not in self._unknown:
                 self._unknown.add(unknown)
                 self.logger.info(f"gazebo: ignoring joint '{unknown}' in {info.topic}: not a driven joint")
+            for name, position, velocity, force in invalid:
+                if name in self._invalid:
+                    continue
+                self._invalid.add(name)
+                self.logger.warning(
+                    f"gazebo: ignoring the state of joint '{name}' in {info.topic}: not finite (position "
+                    f"{position}, velocity {velocity}, force {force}); it keeps its last value (said once per joint)"
+                )
 
         return on_state
 
