@@ -43,6 +43,7 @@ from bb_robot.driver.backends.base import Backend, BackendContext, HealthLevel, 
 from bb_robot.driver.commands import CommandMode, CommandValidator, describe_clamped
 from bb_robot.driver.core import CoreSettings, DriverCore, Execution, Feedback
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, BackendError, CommandRejected, TrajectoryRejected
+from bb_robot.driver.loop import request_realtime
 from bb_robot.driver.model import (
     Mimic,
     ModelError,
@@ -1063,14 +1064,13 @@ def _executor_thread_scheduling(priority: int) -> str:
     process for milliseconds (priority inversion).  At real-time priority 1 the executor thread
     still yields to the loop thread, but no longer to ordinary processes.
     """
+    if priority > 0:
+        return request_realtime(1)
     try:
-        if priority <= 0:
-            os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
-            return "normal"
-        os.sched_setscheduler(0, os.SCHED_FIFO, os.sched_param(1))
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
     except (OSError, AttributeError, ValueError) as error:
         return f"normal ({getattr(error, 'strerror', None) or error})"
-    return "SCHED_FIFO 1"
+    return "normal"
 
 
 def make_executor() -> Executor:
