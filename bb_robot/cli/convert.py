@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from bb_robot.commands import common
+from bb_robot.cli import common
 
 JSON_SHAPE = (
     '{"from": "urdf|sdf", "to": "urdf|python", "robot", "source_scope", "output": path or null, '

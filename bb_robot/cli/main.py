@@ -1,6 +1,6 @@
 """The ``bb-robot`` command line.
 
-Commands (each in :mod:`bb_robot.commands`): ``show``, ``check``, ``tree``, ``convert``, ``chain``
+Commands (each a module of :mod:`bb_robot.cli`): ``show``, ``check``, ``tree``, ``convert``, ``chain``
 and ``fk``; ``docs/cli.md`` describes them, their options and their ``--json`` output.
 
 Exit codes: 0 success; 1 the description could not be loaded or used (the message names the
@@ -17,9 +17,9 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from bb_robot.commands import chain, check, convert, fk, show, tree
-from bb_robot.commands.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
-from bb_robot.commands.show import default_tip, format_tree
+from bb_robot.cli import chain, check, convert, fk, show, tree
+from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
+from bb_robot.cli.show import default_tip, format_tree
 from bb_robot.errors import BbRobotError
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_USAGE", "build_parser", "default_tip", "format_tree", "main"]
@@ -80,7 +80,3 @@ def _message(error: BaseException) -> str:
     if isinstance(error, OSError) and not isinstance(error, BbRobotError) and error.filename is not None:
         return f"{error.filename}: {error.strerror or error}"
     return explain(error)
-
-
-if __name__ == "__main__":
-    sys.exit(main())

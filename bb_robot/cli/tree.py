@@ -15,8 +15,8 @@ import sys
 from pathlib import Path
 from typing import Final
 
-from bb_robot.commands import common
-from bb_robot.commands.show import AXIS_TYPES
+from bb_robot.cli import common
+from bb_robot.cli.show import AXIS_TYPES
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 

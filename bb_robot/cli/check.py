@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from bb_robot.commands import common
-from bb_robot.commands.show import format_tree, summary
+from bb_robot.cli import common
+from bb_robot.cli.show import format_tree, summary
 from bb_robot.errors import BbRobotError
 from bb_robot.model.errors import InvalidRobot, TreeProblem
 

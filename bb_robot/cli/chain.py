@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from bb_robot.commands import common
+from bb_robot.cli import common
 from bb_robot.model.errors import NotSerialError, OffAxisJointError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix, matrix_to_rpy

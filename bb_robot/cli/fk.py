@@ -11,7 +11,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from bb_robot.commands import common
+from bb_robot.cli import common
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.transforms import matrix_to_rpy
 
