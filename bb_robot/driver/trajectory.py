@@ -46,6 +46,12 @@ IntArray = npt.NDArray[np.intp]
 CHECK_SAMPLES = 33
 #: Velocities below this count as zero at the end of a trajectory (as float epsilon in JTC).
 ZERO_VELOCITY = 1.2e-7
+#: Points closer in time than this (seconds) are refused: the interpolation through them would
+#: divide by almost nothing.  A first point closer than this to "now" is due at once.
+MIN_SEGMENT = 1e-6
+#: A time_from_start beyond this (seconds, about 11.6 days) is refused as a unit mistake; it
+#: also keeps every power of time in the polynomials finite.
+MAX_TIME_FROM_START = 1e6
 
 
 @dataclass(frozen=True)
@@ -155,12 +161,18 @@ def build_trajectory(
         raise TrajectoryRejected(INVALID_GOAL, "a time_from_start is not finite")
     if times[0] < 0:
         raise TrajectoryRejected(INVALID_GOAL, f"point 0 has a negative time_from_start ({times[0]:g} s)")
+    if times[-1] > MAX_TIME_FROM_START:
+        raise TrajectoryRejected(
+            INVALID_GOAL,
+            f"point {len(times) - 1} has a time_from_start of {times[-1]:g} s, more than {MAX_TIME_FROM_START:g} s "
+            "(is the unit nanoseconds instead of seconds?)",
+        )
     for i in range(1, len(times)):
-        if times[i] <= times[i - 1]:
+        if times[i] - times[i - 1] < MIN_SEGMENT:
             raise TrajectoryRejected(
                 INVALID_GOAL,
-                f"time_from_start must increase strictly: point {i} is at {times[i]:g} s, "
-                f"point {i - 1} at {times[i - 1]:g} s",
+                f"time_from_start must increase strictly, by at least {MIN_SEGMENT:g} s: point {i} is at "
+                f"{times[i]:g} s, point {i - 1} at {times[i - 1]:g} s",
             )
     positions = _field(points, "positions", n_joints, required=True)
     assert positions is not None
@@ -202,7 +214,7 @@ def build_trajectory(
         )
     p_now = np.asarray(current_positions, dtype=np.float64)[indices]
     v_now = np.asarray(current_velocities, dtype=np.float64)[indices]
-    prepend = times[0] > begin
+    prepend = times[0] - begin >= MIN_SEGMENT
     if prepend:
         knots = np.concatenate(([begin], times))
         pos = np.vstack((p_now, positions))
@@ -219,6 +231,12 @@ def build_trajectory(
     if vel is None:
         vel = _spline_velocities(knots, pos, v_now, np.zeros(n_joints))
     coeffs = _segments(knots, pos, vel, acc)
+    if not np.isfinite(coeffs).all():
+        raise TrajectoryRejected(
+            INVALID_GOAL,
+            "the points cannot be interpolated in finite numbers (positions, velocities or accelerations far too "
+            "large for their times); check the units",
+        )
     trajectory = Trajectory(names, indices, start_ns, knots, coeffs, times, source)
     if not prepend:
         start = trajectory.sample_at(begin)[0]
@@ -368,7 +386,7 @@ def _check_limits(
         ("acceleration", np.abs(acceleration), limits.acceleration[idx] * margin + 1e-9, limits.acceleration[idx]),
     )
     for label, values, bound, limit in checks:
-        over = values > bound
+        over = ~(values <= bound)  # NaN (from overflowing powers of time) counts as over
         if over.any():
             segment, sample, joint = _worst(over, values / np.where(limit > 0, limit, 1e-300))
             raise TrajectoryRejected(
@@ -382,7 +400,7 @@ def _check_limits(
         lower, upper = limits.command_lower[idx], limits.command_upper[idx]
         span = np.maximum(upper - lower, 0.0)
         slack = np.where(np.isfinite(span), 1e-6 * span, 0.0) + 1e-9
-        over = (position < lower - slack) | (position > upper + slack)
+        over = ~((position >= lower - slack) & (position <= upper + slack))
         if over.any():
             excess = np.maximum(lower - position, position - upper)
             segment, sample, joint = _worst(over, excess)

@@ -583,17 +583,23 @@ def _unit(robot: str, joint: Joint) -> Matrix:
     return result
 
 
+#: Below this, an axis's z component is rounding noise (axes are unit vectors).
+_AXIS_Z_TOLERANCE = 1e-12
+
+
 def _rotation_onto(axis: Matrix) -> Matrix:
     """Return the rotation ``R`` with ``R · e_z = axis`` used to re-express a joint frame.
 
     The identity for +z; for an axis with ``z >= 0`` the least rotation (about
     ``e_z × axis``); for ``z < 0`` a half turn about x (y and z flipped) then
     the least rotation onto the axis mirrored into ``z > 0``; so -z gives
-    ``diag(1, -1, -1)`` exactly.
+    ``diag(1, -1, -1)`` exactly.  An axis whose z is within ``_AXIS_Z_TOLERANCE`` of zero
+    counts as ``z >= 0``: the same axis computed along two paths (rounding differing in the
+    last bit) must give the same frame, not frames half a turn apart.
     """
     if np.array_equal(axis, _EZ):
         return np.eye(3)
-    if axis[2] < 0.0:
+    if axis[2] < -_AXIS_Z_TOLERANCE:
         return _HALF_TURN_X @ _rotation_onto(_HALF_TURN_X @ axis)
     x, y, z = (float(c) for c in axis)
     # Rodrigues with v = e_z × axis = (-y, x, 0), cos = z: R = I + [v]× + [v]×² / (1 + cos).

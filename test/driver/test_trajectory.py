@@ -97,6 +97,11 @@ def test_sampling_outside_the_trajectory_holds_its_ends_and_index_follows_points
         (JOINTS, [TrajectoryPoint(1, [0, float("nan"), 0])], INVALID_GOAL, "not a finite number"),
         (JOINTS, [TrajectoryPoint(1, [0, 0, 0], [0.1, 0, 0])], INVALID_GOAL, "last point's velocity"),
         (JOINTS, [TrajectoryPoint(0, [0.3, 0, 0])], INVALID_GOAL, "starts at once 0.3 away"),
+        # Found by fuzzing: times that make the polynomials overflow used to give NaN, which no check caught.
+        (JOINTS, [TrajectoryPoint(5e-324, [0.3, 0, 0])], INVALID_GOAL, "starts at once 0.3 away"),
+        (JOINTS, [TrajectoryPoint(1, [0, 0, 0]), TrajectoryPoint(1 + 1e-9, [0.1, 0, 0])], INVALID_GOAL, "by at least"),
+        (JOINTS, [TrajectoryPoint(3.6e307, [0, 0, 0])], INVALID_GOAL, "is the unit nanoseconds"),
+        (JOINTS, [TrajectoryPoint(2e6, [0, 0, 0])], INVALID_GOAL, "more than 1e+06 s"),
     ],
 )
 def test_invalid_trajectories_are_rejected_with_the_reason(names, points, code, text) -> None:  # type: ignore[no-untyped-def]
