@@ -1,4 +1,11 @@
-"""Fixtures shared by bb_robot's tests.
+"""Fixtures shared by bb_robot's tests, and strict skipping under ``CI=true``.
+
+Under ``CI=true`` (``.ci/run`` exports it; read here, so plain ``python -m pytest`` behaves like
+``scripts/test``) a test that would skip fails instead, naming what is missing, unless its reason
+is one of ``CI_ACCEPTED_SKIPS`` (``test/helpers/strict_ci.py``): what cannot be installed on these
+machines, and expectations written down per file (a peer that refuses a file, a file rejected on purpose).  Everything
+``scripts/setup`` installs, and the shared corpus, must be there.  ``docs/testing.md`` lists the
+accepted reasons and their counts.
 
 ``corpus_dir`` is the shared corpus of robot descriptions, ``corpus_resource_paths`` its SDF include
 directories, and ``libsdformat`` libsdformat 12 as a reference (the C++ helper of
@@ -58,3 +65,8 @@ def libsdformat(tmp_path_factory: pytest.TempPathFactory) -> Libsdformat:
         return Libsdformat.build(cache)
     except HelperUnavailable as unavailable:
         pytest.skip(f"libsdformat 12 reference unavailable: {unavailable}")
+
+
+# ----------------------------------------------------------------------------------- strict CI
+# The hooks that make an unaccepted skip fail under CI=true.
+pytest_plugins = ["helpers.strict_ci"]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.sdf_corpus import LOADS
 from sdf_transforms import T
-from test_sdf_corpus import LOADS
 
 from bb_robot.model.geometry import Box, Cylinder, Mesh, Sphere
 from bb_robot.model.kinematics import ForwardKinematics

@@ -1,0 +1,1 @@
+"""Helpers shared by bb_robot's tests (importable as ``helpers``: pytest puts ``test/`` on the path)."""
