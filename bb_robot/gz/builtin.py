@@ -33,7 +33,6 @@ import os
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from queue import Empty, SimpleQueue
 from typing import Any
 
@@ -42,21 +41,8 @@ import zmq.backend
 from google.protobuf.message import DecodeError, Message
 
 from bb_robot.gz import net, wire
-from bb_robot.gz.api import (
-    AdvertisedTopic,
-    Diagnostics,
-    GzPublisher,
-    GzSubscription,
-    GzTransport,
-    Logger,
-    MessageCallback,
-    MessageInfo,
-    MessageType,
-    PeerSeen,
-    SubscribedTopic,
-    TopicSeen,
-    type_name_of,
-)
+from bb_robot.gz.diagnosis import ProblemLog, TransportView, find_problems, topics_seen
+from bb_robot.gz.diagnostics import AdvertisedTopic, Diagnostics, PeerSeen, SubscribedTopic
 from bb_robot.gz.discovery import (
     HEARTBEAT_INTERVAL,
     SILENCE_INTERVAL,
@@ -64,8 +50,22 @@ from bb_robot.gz.discovery import (
     PublisherInfo,
     SubscribeSighting,
 )
+from bb_robot.gz.handles import BuiltinPublisher, BuiltinSubscription
+from bb_robot.gz.interface import (
+    GzClosedError,
+    GzNetworkError,
+    GzTransport,
+    GzUsageError,
+    Logger,
+    MessageCallback,
+    MessageInfo,
+    MessageType,
+    type_name_of,
+)
 from bb_robot.gz.messages import GzMessages, default_messages
-from bb_robot.gz.wire import DiscoveryType, Scope
+from bb_robot.gz.wire import DiscoveryType
+
+__all__ = ["BuiltinPublisher", "BuiltinSubscription", "BuiltinTransport"]
 
 # pyzmq's send_multipart() spends ~5 µs per message in Python (flag enums, checks); the socket's
 # own send(), called frame by frame with plain-integer flags, ~1 µs.  A driver sends one message
@@ -82,8 +82,6 @@ def _send_frames(socket: zmq.Socket[Any], frames: list[bytes]) -> None:
         _send_frame(socket, frame, _MORE if i < last else _LAST)
 
 
-# A subscriber that asked for a topic we publish but has not connected this long after: diagnose.
-CONNECT_GRACE = 3.0
 POLL_MS = 20
 DEFAULT_HWM = 1000
 
@@ -95,78 +93,6 @@ def _env_int(name: str, default: int) -> int:
     except ValueError:
         return default
     return number if number >= 0 else default
-
-
-class BuiltinPublisher(GzPublisher):
-    def __init__(self, transport: BuiltinTransport, topic: str, full_topic: str, type_name: str, resend: bool) -> None:
-        self.topic = topic
-        self.full_topic = full_topic
-        self.type_name = type_name
-        self.resend_latest = resend
-        self._transport = transport
-        self._frames = [full_topic.encode(), transport.address.encode(), b"", type_name.encode()]
-        self.latest: bytes | None = None
-        self.sent = 0
-        self.info = PublisherInfo(
-            topic=full_topic,
-            address=transport.address,
-            process_uuid=transport.process_uuid,
-            node_uuid=transport.node_uuid,
-            type_name=type_name,
-            scope=Scope.ALL,
-            ctrl=wire.UNUSED_CTRL,
-        )
-
-    def publish(self, message: Message) -> None:
-        name = message.DESCRIPTOR.full_name
-        if name != self.type_name:
-            raise TypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
-        self.publish_raw(message.SerializeToString())
-
-    def publish_raw(self, data: bytes) -> None:
-        self._transport._send(self, data)
-
-    def has_connections(self) -> bool:
-        return self._transport._has_connections(self.full_topic)
-
-
-class BuiltinSubscription(GzSubscription):
-    def __init__(
-        self,
-        transport: BuiltinTransport,
-        topic: str,
-        full_topic: str,
-        type_name: str,
-        callback: MessageCallback,
-        message_class: type[Message] | None,
-        raw: bool,
-    ) -> None:
-        self.topic = topic
-        self.full_topic = full_topic
-        self.type_name = type_name
-        self.callback = callback
-        self.message_class = message_class
-        self.raw = raw
-        self.generic = type_name == wire.GENERIC_MESSAGE_TYPE
-        self._transport = transport
-        self._received = 0
-        self.last_ns = 0
-        self.active = True
-
-    @property
-    def received(self) -> int:
-        return self._received
-
-    def accepts(self, type_name: str) -> bool:
-        return self.generic or type_name == self.type_name
-
-    def cancel(self) -> None:
-        self._transport._unsubscribe(self)
-
-
-@dataclass
-class _Problems:
-    current: dict[str, str] = field(default_factory=dict)
 
 
 class BuiltinTransport(GzTransport):
@@ -199,7 +125,7 @@ class BuiltinTransport(GzTransport):
     ) -> None:
         self.partition = partition if partition is not None else wire.default_partition()
         self.namespace = namespace
-        wire.fully_qualified(self.partition, "/check", namespace)  # ValueError for an invalid partition
+        wire.fully_qualified(self.partition, "/check", namespace)  # WireError (a ValueError) for an invalid partition
         self.log: Logger = logger if logger is not None else logging.getLogger("bb_robot.gz")
         self._messages = messages
         self.process_uuid = str(uuid.uuid4())
@@ -222,7 +148,7 @@ class BuiltinTransport(GzTransport):
         self._ever_connected: set[tuple[str, str]] = set()  # (topic, subscriber process) that sent NEW_CONNECTION
         self._reported_subscribers: dict[tuple[str, str, str], tuple[PublisherInfo, float]] = {}
         self._xpub_counts: dict[bytes, int] = {}
-        self._problems = _Problems()
+        self._problems = ProblemLog(self.log)
         self._commands: SimpleQueue[tuple[str, Any]] = SimpleQueue()
         self._closed = False
         self._started = time.monotonic()
@@ -240,7 +166,7 @@ class BuiltinTransport(GzTransport):
             self._sub.setsockopt(zmq.RCVHWM, _env_int("GZ_TRANSPORT_RCVHWM", DEFAULT_HWM))
         except zmq.ZMQError as error:
             self._context.destroy(linger=0)
-            raise OSError(f"gz transport: cannot bind tcp://{self.host}:* ({error}); check GZ_IP") from error
+            raise GzNetworkError(f"gz transport: cannot bind tcp://{self.host}:* ({error}); check GZ_IP") from error
         self._wake_r, self._wake_w = os.pipe()
         try:
             self.discovery = DiscoveryService(
@@ -290,7 +216,7 @@ class BuiltinTransport(GzTransport):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise RuntimeError("gz transport is closed")
+            raise GzClosedError("gz transport is closed")
 
     # ------------------------------------------------------------------------------ publishing
 
@@ -302,9 +228,19 @@ class BuiltinTransport(GzTransport):
             existing = self._publishers.get(full)
             if existing is not None:
                 if existing.type_name != type_name:
-                    raise ValueError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
+                    raise GzUsageError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
                 return existing
-            publisher = BuiltinPublisher(self, topic, full, type_name, resend_latest)
+            publisher = BuiltinPublisher(
+                topic,
+                full,
+                type_name,
+                resend_latest,
+                address=self.address,
+                process_uuid=self.process_uuid,
+                node_uuid=self.node_uuid,
+                send=self._send,
+                connected=self._has_connections,
+            )
             self._publishers[full] = publisher
         self.discovery.advertise(publisher.info)
         self._update_problems()
@@ -317,7 +253,7 @@ class BuiltinTransport(GzTransport):
             self.discovery.unadvertise(publisher.info)
 
     def _send(self, publisher: BuiltinPublisher, data: bytes) -> None:
-        frames = publisher._frames
+        frames = publisher.frames
         with self._pub_lock:
             if self._closed:
                 return
@@ -354,7 +290,7 @@ class BuiltinTransport(GzTransport):
                     self._xpub_counts[topic] = self._xpub_counts.get(topic, 0) + 1
                     publisher = self._publishers.get(topic.decode(errors="replace"))
                     if publisher is not None and publisher.latest is not None:
-                        frames = list(publisher._frames)
+                        frames = list(publisher.frames)
                         frames[2] = publisher.latest
                         try:
                             _send_frames(self._xpub, frames)
@@ -378,7 +314,9 @@ class BuiltinTransport(GzTransport):
             elif type_name != wire.GENERIC_MESSAGE_TYPE:
                 message_class = self.messages.message_class(type_name)
         full = self.full_name(topic)
-        subscription = BuiltinSubscription(self, topic, full, type_name, callback, message_class, raw)
+        subscription = BuiltinSubscription(
+            topic, full, type_name, callback, message_class, raw, unsubscribe=self._unsubscribe
+        )
         with self._lock:
             self._subs.setdefault(full, []).append(subscription)
         for publisher in self.discovery.discover(full):
@@ -625,7 +563,7 @@ class BuiltinTransport(GzTransport):
                             self.log.warning(f"gz transport: {info.topic}: cannot decode a {type_name}")
                             continue
                         decoded[cls] = payload
-                sub._received += 1
+                sub.count += 1
                 sub.last_ns = now
                 try:
                     sub.callback(payload, info)
@@ -662,137 +600,41 @@ class BuiltinTransport(GzTransport):
     # ------------------------------------------------------------------------------ diagnosis
 
     def _problem(self, key: str, text: str) -> None:
-        with self._lock:
-            new = key not in self._problems.current
-            self._problems.current[key] = text
-        if new:
-            self.log.warning(f"gz transport: {text}")
+        self._problems.report(key, text)
 
     def _update_problems(self) -> None:
         """Recompute the diagnosable problems; log new ones (warning) and resolved ones (info)."""
-        found = self._diagnose()
         with self._lock:
-            old = self._problems.current
-            # Problems found on the data path (wrong type received, unknown class) stay until closed.
-            kept = {k: v for k, v in old.items() if k.startswith(("type:", "unknown:"))}
-            kept.update(found)
-            self._problems.current = kept
-        for key, text in found.items():
-            if key not in old:
-                self.log.warning(f"gz transport: {text}")
-        for key, text in old.items():
-            if key not in kept:
-                self.log.info(f"gz transport: resolved: {text}")
-
-    def _diagnose(self) -> dict[str, str]:
-        problems: dict[str, str] = {}
-        bare = self._bare()
-        remote = self.discovery.publishers()
-        sightings = self.discovery.subscribe_sightings()
-        now = time.monotonic()
-        with self._lock:
-            subs = {topic: list(items) for topic, items in self._subs.items()}
-            publishers = dict(self._publishers)
-            ever_connected = set(self._ever_connected)
-            reported = list(self._reported_subscribers.values())
-        for full, items in subs.items():
-            parts = wire.split_fully_qualified(full)
-            name = parts[1] if parts else full
-            types = sorted({s.type_name for s in items})
-            here = [p for p in remote if p.topic == full]
-            if not any(any(s.accepts(p.type_name) for s in items) for p in here):
-                for pub in here:
-                    problems[f"sub-type:{full}:{pub.process_uuid}:{pub.type_name}"] = (
-                        f"{name}: the publisher at {pub.address} sends {pub.type_name}, but we subscribed as "
-                        f"{' / '.join(types)}: type names must match exactly (gz.msgs.* in Gazebo Harmonic, "
-                        "ignition.msgs.* in older ign-transport); nothing will be received from it"
-                    )
-                elsewhere = sorted({p.partition for p in remote if p.name == name and p.partition != bare})
-                if elsewhere:
-                    problems[f"sub-partition:{full}:{','.join(elsewhere)}"] = (
-                        f"{name}: no publisher in our partition {bare!r}, but published in partition"
-                        f"{'s' if len(elsewhere) > 1 else ''} {', '.join(repr(p) for p in elsewhere)}: "
-                        f"set GZ_PARTITION to the simulator's partition"
-                    )
-        for full, publisher in publishers.items():
-            name = publisher.topic if publisher.topic.startswith("/") else full.rsplit("@", 1)[-1]
-            askers = sorted({s.partition for s in sightings if s.name == name and s.partition != bare})
-            if askers:
-                problems[f"pub-partition:{full}:{','.join(askers)}"] = (
-                    f"{name}: requested by a subscriber in partition{'s' if len(askers) > 1 else ''} "
-                    f"{', '.join(repr(p) for p in askers)}, but we publish it in {bare!r}: set GZ_PARTITION alike"
-                )
-            for sighting in sightings:
-                if (
-                    sighting.topic == full
-                    and (full, sighting.process_uuid) not in ever_connected
-                    and now - sighting.last_seen > CONNECT_GRACE
-                    and sighting.last_seen > self._started
-                ):
-                    problems[f"pub-noconnect:{full}:{sighting.process_uuid}"] = (
-                        f"{name}: the process at {sighting.ip} asked for it but never connected: its subscriber "
-                        f"probably expects another type than {publisher.type_name}"
-                    )
-            for subscriber, _ in reported:
-                if (
-                    subscriber.topic == full
-                    and subscriber.type_name not in (publisher.type_name, wire.GENERIC_MESSAGE_TYPE)
-                    and subscriber.process_uuid != self.process_uuid
-                ):
-                    problems[f"pub-type:{full}:{subscriber.process_uuid}:{subscriber.type_name}"] = (
-                        f"{name}: a subscriber at {subscriber.address} expects {subscriber.type_name}, "
-                        f"we publish {publisher.type_name}: it receives nothing"
-                    )
-        for version, ip, count in self.discovery.foreign_versions():
-            reason = (
-                "its topic statistics are on (GZ_TRANSPORT_TOPIC_STATISTICS=1)"
-                if version == wire.WIRE_VERSION + wire.STATISTICS_VERSION_OFFSET
-                else "an incompatible gz-transport version"
+            view = TransportView(
+                partition=self._bare(),
+                process_uuid=self.process_uuid,
+                started=self._started,
+                subscriptions={topic: list(items) for topic, items in self._subs.items()},
+                publishers=dict(self._publishers),
+                ever_connected=frozenset(self._ever_connected),
+                reported=list(self._reported_subscribers.values()),
             )
-            problems[f"version:{version}:{ip}"] = (
-                f"ignored {count} discovery messages of wire version {version} from {ip}: {reason}"
-            )
-        return problems
+        found = find_problems(
+            view,
+            self.discovery.publishers(),
+            self.discovery.subscribe_sightings(),
+            self.discovery.foreign_versions(),
+            time.monotonic(),
+        )
+        self._problems.update(found)
 
     def problems(self) -> list[str]:
+        """The problems diagnosed now (also logged once each as warnings)."""
         self._update_problems()
-        with self._lock:
-            return list(self._problems.current.values())
+        return self._problems.current()
 
     def diagnostics(self) -> Diagnostics:
         problems = tuple(self.problems())
         now = time.monotonic()
-        seen: list[TopicSeen] = []
-        for pub in self.discovery.publishers():
-            peer_age = 0.0
-            seen.append(
-                TopicSeen(pub.partition, pub.name, pub.type_name, "publisher", pub.process_uuid, pub.address, peer_age)
-            )
-        for sighting in self.discovery.subscribe_sightings():
-            seen.append(
-                TopicSeen(
-                    sighting.partition,
-                    sighting.name,
-                    "",
-                    "request",
-                    sighting.process_uuid,
-                    sighting.ip,
-                    now - sighting.last_seen,
-                )
-            )
         with self._lock:
-            for subscriber, when in self._reported_subscribers.values():
-                seen.append(
-                    TopicSeen(
-                        subscriber.partition,
-                        subscriber.name,
-                        subscriber.type_name,
-                        "subscriber",
-                        subscriber.process_uuid,
-                        subscriber.address,
-                        now - when,
-                    )
-                )
+            reported = list(self._reported_subscribers.values())
+        seen = topics_seen(self.discovery.publishers(), self.discovery.subscribe_sightings(), reported, now)
+        with self._lock:
             advertised = tuple(
                 AdvertisedTopic(p.topic, p.type_name, len(self._remote_subscribers.get(full, {})), p.sent)
                 for full, p in self._publishers.items()

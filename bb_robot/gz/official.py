@@ -26,11 +26,13 @@ from typing import Any
 from google.protobuf.message import Message
 
 from bb_robot.gz import wire
-from bb_robot.gz.api import (
-    Diagnostics,
+from bb_robot.gz.diagnostics import Diagnostics
+from bb_robot.gz.interface import (
+    GzMessageTypeError,
     GzPublisher,
     GzSubscription,
     GzTransport,
+    GzUsageError,
     Logger,
     MessageCallback,
     MessageInfo,
@@ -62,7 +64,7 @@ class OfficialPublisher(GzPublisher):
     def publish(self, message: Message) -> None:
         name = message.DESCRIPTOR.full_name
         if name != self.type_name:
-            raise TypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
+            raise GzMessageTypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
         self.publish_raw(message.SerializeToString())
 
     def publish_raw(self, data: bytes) -> None:
@@ -125,11 +127,11 @@ class OfficialTransport(GzTransport):
             existing = self._publishers.get(topic)
             if existing is not None:
                 if existing.type_name != type_name:
-                    raise ValueError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
+                    raise GzUsageError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
                 return existing
             handle = self._node.advertise(topic, type_name, self._module.AdvertiseMessageOptions())
             if not handle.valid():
-                raise ValueError(f"gz.transport13 refused to advertise {topic} [{type_name}]")
+                raise GzUsageError(f"gz.transport13 refused to advertise {topic} [{type_name}]")
             publisher = self._publishers[topic] = OfficialPublisher(handle, topic, type_name)
             return publisher
 
@@ -141,7 +143,7 @@ class OfficialTransport(GzTransport):
         if not raw:
             if type_name == wire.GENERIC_MESSAGE_TYPE:
                 # gz.transport13's Python MessageInfo exposes no type name to decode by.
-                raise ValueError("the official transport needs a concrete type (or raw=True) to subscribe")
+                raise GzUsageError(f"{topic}: the official transport needs a concrete type (or raw=True) to subscribe")
             cls = message_type if not isinstance(message_type, str) else self.messages.message_class(type_name)
         subscription = OfficialSubscription(self, topic, type_name)
 
@@ -158,7 +160,7 @@ class OfficialTransport(GzTransport):
                 self._log.warning(f"gz transport (official): {topic}: a message was not handled: {error!r}")
 
         if not self._node.subscribe_raw(topic, deliver, type_name, self._module.SubscribeOptions()):
-            raise ValueError(f"gz.transport13 refused to subscribe to {topic} [{type_name}]")
+            raise GzUsageError(f"gz.transport13 refused to subscribe to {topic} [{type_name}]")
         with self._lock:
             self._subs.setdefault(topic, []).append(subscription)
         return subscription
