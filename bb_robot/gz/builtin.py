@@ -38,9 +38,10 @@ from typing import Any
 
 import zmq
 import zmq.backend
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from bb_robot.gz import net, wire
+from bb_robot.gz.delivery import deliver
 from bb_robot.gz.diagnosis import ProblemLog, TransportView, find_problems, topics_seen
 from bb_robot.gz.diagnostics import AdvertisedTopic, Diagnostics, PeerSeen, SubscribedTopic
 from bb_robot.gz.discovery import (
@@ -58,7 +59,6 @@ from bb_robot.gz.interface import (
     GzUsageError,
     Logger,
     MessageCallback,
-    MessageInfo,
     MessageType,
     type_name_of,
 )
@@ -98,13 +98,22 @@ def _env_int(name: str, default: int) -> int:
 class BuiltinTransport(GzTransport):
     """This project's gz-transport client (see the module docstring for the behaviour).
 
-    ``partition``: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``; ``namespace``
-    prefixes relative topic names; ``ip`` (default ``GZ_IP``) is the host address and discovery
-    interface; ``relays`` (default ``GZ_RELAY``, colon-separated) are unicast discovery relays;
-    ``messages`` supplies message classes for subscriptions given by type name (default
-    :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed). ``multicast_group``
-    and ``discovery_port`` default to ``GZ_DISCOVERY_MULTICAST_IP`` / ``GZ_DISCOVERY_MSG_PORT``,
-    else 239.255.0.7 and 10317.
+    Args:
+        partition: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``.
+        namespace: Prefixes relative topic names.
+        ip: The host address and discovery interface (default ``GZ_IP``).
+        relays: Unicast discovery relays (default ``GZ_RELAY``, colon-separated).
+        messages: Message classes for subscriptions given by type name (default
+            :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed).
+        logger: Where to log (default: the ``bb_robot.gz`` logger).
+        multicast_group: Default ``GZ_DISCOVERY_MULTICAST_IP``, else 239.255.0.7.
+        discovery_port: Default ``GZ_DISCOVERY_MSG_PORT``, else 10317.
+        heartbeat_interval: Seconds between discovery heartbeats.
+        silence_interval: Seconds of silence after which a peer is forgotten.
+
+    Raises:
+        WireError: The partition or namespace is not a valid name (a ``ValueError``).
+        GzNetworkError: The data or discovery sockets cannot be set up (an ``OSError``).
     """
 
     implementation = "builtin"
@@ -221,6 +230,8 @@ class BuiltinTransport(GzTransport):
     # ------------------------------------------------------------------------------ publishing
 
     def advertise(self, topic: str, message_type: MessageType, *, resend_latest: bool = True) -> BuiltinPublisher:
+        """See :meth:`GzTransport.advertise`; ``resend_latest`` re-sends the latest message to each
+        new subscriber (the slow joiner's current value)."""
         self._check_open()
         type_name = type_name_of(message_type)
         full = self.full_name(topic)
@@ -247,6 +258,7 @@ class BuiltinTransport(GzTransport):
         return publisher
 
     def unadvertise(self, topic: str) -> None:
+        """Stop publishing ``topic`` (UNADVERTISE); nothing happens if it is not advertised."""
         with self._lock:
             publisher = self._publishers.pop(self.full_name(topic), None)
         if publisher is not None:
@@ -527,48 +539,7 @@ class BuiltinTransport(GzTransport):
                 subs = list(self._subs.get(topic, ()))
             if not subs:
                 continue
-            type_name = frames[3].decode(errors="replace")
-            data = frames[2]
-            parts = wire.split_fully_qualified(topic)
-            now = time.monotonic_ns()
-            info = MessageInfo(
-                topic=parts[1] if parts else topic,
-                partition=wire.bare_partition(parts[0]) if parts else "",
-                type_name=type_name,
-                publisher_address=frames[1].decode(errors="replace"),
-                received_ns=now,
-            )
-            decoded: dict[Any, Any] = {}
-            for sub in subs:
-                if not sub.active:
-                    continue
-                if not sub.accepts(type_name):
-                    self._problem(
-                        f"type:{topic}:{sub.type_name}:{type_name}",
-                        f"{info.topic}: received a {type_name} from {info.publisher_address}; subscribed as "
-                        f"{sub.type_name}: dropped",
-                    )
-                    continue
-                payload: Any = data
-                if not sub.raw:
-                    cls = sub.message_class or self._class_for(type_name)
-                    if cls is None:
-                        continue
-                    payload = decoded.get(cls)
-                    if payload is None:
-                        payload = cls()
-                        try:
-                            payload.ParseFromString(data)
-                        except DecodeError:
-                            self.log.warning(f"gz transport: {info.topic}: cannot decode a {type_name}")
-                            continue
-                        decoded[cls] = payload
-                sub.count += 1
-                sub.last_ns = now
-                try:
-                    sub.callback(payload, info)
-                except Exception:
-                    logging.getLogger("bb_robot.gz").exception(f"gz transport: callback for {info.topic} failed")
+            deliver(topic, frames, subs, self._class_for, self._problems, self.log)
 
     def _class_for(self, type_name: str) -> type[Message] | None:
         try:
@@ -588,7 +559,15 @@ class BuiltinTransport(GzTransport):
         return [(pub.type_name, pub.address) for pub in self.discovery.publishers(full)]
 
     def wait_for_subscribers(self, topic: str, timeout: float) -> bool:
-        """Wait up to ``timeout`` s for a subscriber of ``topic`` that data reaches (see ``has_connections``)."""
+        """Wait for a subscriber of ``topic`` that data reaches (see ``has_connections``).
+
+        Args:
+            topic: An advertised topic.
+            timeout: Seconds to wait at most.
+
+        Returns:
+            Whether one connected in time.
+        """
         deadline = time.monotonic() + timeout
         full = self.full_name(topic)
         while not self._has_connections(full):
