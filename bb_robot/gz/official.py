@@ -1,4 +1,4 @@
-"""A thin :class:`~bb_robot.gz.api.GzTransport` adapter over Gazebo Harmonic's ``gz.transport13``.
+"""A thin :class:`~bb_robot.gz.interface.GzTransport` adapter over Gazebo Harmonic's ``gz.transport13``.
 
 For machines with Gazebo Harmonic installed (``gz_transport: official``). ``gz.transport13`` is
 imported only when this class is instantiated; it reads ``GZ_IP``, ``GZ_RELAY`` … itself.
