@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 
 from bb_robot.gz import wire
 from bb_robot.gz.discovery import PublisherInfo
-from bb_robot.gz.interface import GzMessageTypeError, GzPublisher, GzSubscription, MessageCallback
+from bb_robot.gz.interface import GzPublisher, GzSubscription, MessageCallback
 from bb_robot.gz.wire import Scope
 
 
@@ -64,12 +64,6 @@ class BuiltinPublisher(GzPublisher):
             scope=Scope.ALL,
             ctrl=wire.UNUSED_CTRL,
         )
-
-    def publish(self, message: Message) -> None:
-        name = message.DESCRIPTOR.full_name
-        if name != self.type_name:
-            raise GzMessageTypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
-        self.publish_raw(message.SerializeToString())
 
     def publish_raw(self, data: bytes) -> None:
         self._send(self, data)

@@ -85,7 +85,6 @@ class GzPublisher(ABC):
     topic: str  # as given (without partition)
     type_name: str
 
-    @abstractmethod
     def publish(self, message: Message) -> None:
         """Send ``message``; never blocks.
 
@@ -95,6 +94,10 @@ class GzPublisher(ABC):
         Raises:
             GzMessageTypeError: ``message`` is of another type (a ``TypeError``).
         """
+        name = message.DESCRIPTOR.full_name
+        if name != self.type_name:
+            raise GzMessageTypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
+        self.publish_raw(message.SerializeToString())
 
     @abstractmethod
     def publish_raw(self, data: bytes) -> None:

@@ -28,7 +28,6 @@ from google.protobuf.message import Message
 from bb_robot.gz import wire
 from bb_robot.gz.diagnostics import Diagnostics
 from bb_robot.gz.interface import (
-    GzMessageTypeError,
     GzPublisher,
     GzSubscription,
     GzTransport,
@@ -60,12 +59,6 @@ class OfficialPublisher(GzPublisher):
         self._handle = handle
         self.topic = topic
         self.type_name = type_name
-
-    def publish(self, message: Message) -> None:
-        name = message.DESCRIPTOR.full_name
-        if name != self.type_name:
-            raise GzMessageTypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
-        self.publish_raw(message.SerializeToString())
 
     def publish_raw(self, data: bytes) -> None:
         self._handle.publish_raw(data, self.type_name)
