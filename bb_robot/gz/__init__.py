@@ -5,8 +5,9 @@
 - :mod:`bb_robot.gz.interface`: the :class:`GzTransport` interface, its handles and errors;
   :mod:`bb_robot.gz.diagnostics`: what a transport reports (:class:`Diagnostics`);
 - :mod:`bb_robot.gz.builtin`: this project's gz-transport client (discovery v10, ZeroMQ), with
-  :mod:`bb_robot.gz.handles` (its publishers and subscriptions) and :mod:`bb_robot.gz.diagnosis`
-  (the problems it finds);
+  :mod:`bb_robot.gz.handles` (its publishers and subscriptions), :mod:`bb_robot.gz.publishing`
+  (the XPUB socket), :mod:`bb_robot.gz.delivery` (received messages to subscriptions) and
+  :mod:`bb_robot.gz.diagnosis` (the problems it finds);
 - :mod:`bb_robot.gz.official`: an adapter over Gazebo Harmonic's ``gz.transport13`` bindings;
 - :mod:`bb_robot.gz.wire`, :mod:`bb_robot.gz.discovery`, :mod:`bb_robot.gz.net`: the protocol.
 

@@ -34,10 +34,9 @@ import threading
 import time
 import uuid
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import Literal
 
 import zmq
-import zmq.backend
 from google.protobuf.message import Message
 
 from bb_robot.gz import net, wire
@@ -63,26 +62,19 @@ from bb_robot.gz.interface import (
     type_name_of,
 )
 from bb_robot.gz.messages import GzMessages, default_messages
+from bb_robot.gz.publishing import PublishSocket
 from bb_robot.gz.wire import DiscoveryType
 
 __all__ = ["BuiltinPublisher", "BuiltinSubscription", "BuiltinTransport"]
 
-# pyzmq's send_multipart() spends ~5 µs per message in Python (flag enums, checks); the socket's
-# own send(), called frame by frame with plain-integer flags, ~1 µs.  A driver sends one message
-# per joint and control cycle.
-_send_frame = zmq.backend.Socket.send
-_MORE = int(zmq.SNDMORE | zmq.NOBLOCK)
-_LAST = int(zmq.NOBLOCK)
-
-
-def _send_frames(socket: zmq.Socket[Any], frames: list[bytes]) -> None:
-    """Send ``frames`` as one multipart message without blocking (what ``send_multipart`` does)."""
-    last = len(frames) - 1
-    for i, frame in enumerate(frames):
-        _send_frame(socket, frame, _MORE if i < last else _LAST)
-
-
 POLL_MS = 20
+#: What the data thread is asked to do with its sockets: connect to a publisher, disconnect from
+#: an address, drop a fully qualified topic's filter, or stop.
+_Command = (
+    tuple[Literal["connect"], PublisherInfo]
+    | tuple[Literal["disconnect", "unsubscribe"], str]
+    | tuple[Literal["stop"], None]
+)
 DEFAULT_HWM = 1000
 
 
@@ -146,7 +138,6 @@ class BuiltinTransport(GzTransport):
         port = discovery_port or _env_int("GZ_DISCOVERY_MSG_PORT", wire.MSG_DISCOVERY_PORT)
 
         self._lock = threading.RLock()
-        self._pub_lock = threading.Lock()
         self._publishers: dict[str, BuiltinPublisher] = {}
         self._subs: dict[str, list[BuiltinSubscription]] = {}
         self._connections: dict[tuple[str, str, str], PublisherInfo] = {}  # (topic, process, node) -> remote pub
@@ -156,20 +147,15 @@ class BuiltinTransport(GzTransport):
         self._remote_subscribers: dict[str, dict[tuple[str, str], PublisherInfo]] = {}
         self._ever_connected: set[tuple[str, str]] = set()  # (topic, subscriber process) that sent NEW_CONNECTION
         self._reported_subscribers: dict[tuple[str, str, str], tuple[PublisherInfo, float]] = {}
-        self._xpub_counts: dict[bytes, int] = {}
         self._problems = ProblemLog(self.log)
-        self._commands: SimpleQueue[tuple[str, Any]] = SimpleQueue()
+        self._commands: SimpleQueue[_Command] = SimpleQueue()
         self._closed = False
         self._started = time.monotonic()
 
         self._context = zmq.Context()
         try:
-            self._xpub = self._context.socket(zmq.XPUB)
-            self._xpub.setsockopt(zmq.LINGER, 0)
-            self._xpub.setsockopt(zmq.SNDHWM, _env_int("GZ_TRANSPORT_SNDHWM", DEFAULT_HWM))
-            self._xpub.setsockopt(zmq.XPUB_VERBOSE, 1)
-            self._xpub.bind(f"tcp://{self.host}:*")
-            self.address = self._xpub.getsockopt_string(zmq.LAST_ENDPOINT)
+            self._publish = PublishSocket(self._context, self.host, _env_int("GZ_TRANSPORT_SNDHWM", DEFAULT_HWM))
+            self.address = self._publish.address
             self._sub = self._context.socket(zmq.SUB)
             self._sub.setsockopt(zmq.LINGER, 0)
             self._sub.setsockopt(zmq.RCVHWM, _env_int("GZ_TRANSPORT_RCVHWM", DEFAULT_HWM))
@@ -216,8 +202,8 @@ class BuiltinTransport(GzTransport):
     def _bare(self) -> str:
         return wire.bare_partition(self.partition)
 
-    def _command(self, name: str, argument: Any = None) -> None:
-        self._commands.put((name, argument))
+    def _command(self, command: _Command) -> None:
+        self._commands.put(command)
         try:
             os.write(self._wake_w, b"x")
         except OSError:
@@ -249,7 +235,7 @@ class BuiltinTransport(GzTransport):
                 address=self.address,
                 process_uuid=self.process_uuid,
                 node_uuid=self.node_uuid,
-                send=self._send,
+                send=self._publish.send,
                 connected=self._has_connections,
             )
             self._publishers[full] = publisher
@@ -264,53 +250,12 @@ class BuiltinTransport(GzTransport):
         if publisher is not None:
             self.discovery.unadvertise(publisher.info)
 
-    def _send(self, publisher: BuiltinPublisher, data: bytes) -> None:
-        frames = publisher.frames
-        with self._pub_lock:
-            if self._closed:
-                return
-            if publisher.resend_latest:
-                publisher.latest = data
-            frames[2] = data
-            try:
-                _send_frames(self._xpub, frames)
-                publisher.sent += 1
-            except zmq.Again:  # high-water mark: ZeroMQ drops, like the C++ side
-                pass
-
     def _has_connections(self, full_topic: str) -> bool:
         """A subscriber registered (NEW_CONNECTION, so of our type) and its filter reached our socket."""
         with self._lock:
             if not self._remote_subscribers.get(full_topic):
                 return False
-        return self._xpub_counts.get(full_topic.encode(), 0) > 0
-
-    def _drain_xpub(self) -> None:
-        """Read subscription notices from XPUB; re-send the latest message to a new subscriber."""
-        with self._pub_lock:
-            if self._closed:
-                return
-            while True:
-                try:
-                    notice = self._xpub.recv(zmq.NOBLOCK)
-                except zmq.Again:
-                    return
-                if not notice:
-                    continue
-                topic = bytes(notice[1:])
-                if notice[0] == 1:
-                    self._xpub_counts[topic] = self._xpub_counts.get(topic, 0) + 1
-                    publisher = self._publishers.get(topic.decode(errors="replace"))
-                    if publisher is not None and publisher.latest is not None:
-                        frames = list(publisher.frames)
-                        frames[2] = publisher.latest
-                        try:
-                            _send_frames(self._xpub, frames)
-                            publisher.sent += 1
-                        except zmq.Again:
-                            pass
-                elif notice[0] == 0:
-                    self._xpub_counts[topic] = max(0, self._xpub_counts.get(topic, 0) - 1)
+        return self._publish.has_filter(full_topic)
 
     # ------------------------------------------------------------------------------ subscribing
 
@@ -352,7 +297,7 @@ class BuiltinTransport(GzTransport):
             self._release(connection.address)
             self.discovery.send(DiscoveryType.END_CONNECTION, self._connection_info(connection))
         if not self._closed:
-            self._command("unsubscribe", subscription.full_topic)
+            self._command(("unsubscribe", subscription.full_topic))
 
     def _connection_info(self, publisher: PublisherInfo) -> PublisherInfo:
         """The NEW_CONNECTION / END_CONNECTION we send to ``publisher``'s process."""
@@ -373,7 +318,7 @@ class BuiltinTransport(GzTransport):
                 self._address_refs[address] = count
                 return
             self._address_refs.pop(address, None)
-        self._command("disconnect", address)
+        self._command(("disconnect", address))
 
     # ------------------------------------------------------------------------------ discovery events
 
@@ -397,7 +342,7 @@ class BuiltinTransport(GzTransport):
                 self._release(known.address)
             self._address_refs[publisher.address] = self._address_refs.get(publisher.address, 0) + 1
         self.log.info(f"gz transport: connecting to {publisher.name} [{publisher.type_name}] at {publisher.address}")
-        self._command("connect", publisher)
+        self._command(("connect", publisher))
         self._update_problems()
 
     def on_publisher_gone(self, publisher: PublisherInfo) -> None:
@@ -485,46 +430,57 @@ class BuiltinTransport(GzTransport):
                 self._receive()
             if not self._run_commands():
                 break
-            self._drain_xpub()
+            self._publish.drain(self._publishers.get)
 
     def _run_commands(self) -> bool:
+        """Run the queued socket commands; ``False`` once asked to stop."""
         while True:
             try:
-                name, argument = self._commands.get_nowait()
+                command = self._commands.get_nowait()
             except Empty:
                 return True
             try:
-                if name == "stop":
-                    return False
-                if name == "connect":
-                    publisher: PublisherInfo = argument
-                    with self._lock:
-                        if self._address_refs.get(publisher.address, 0) <= 0:
-                            continue  # gone again before we got here
-                        first = publisher.address not in self._connected
-                    if first:
-                        self._sub.connect(publisher.address)
-                        self._connected.add(publisher.address)
-                    if publisher.topic not in self._filters:
-                        self._sub.setsockopt(zmq.SUBSCRIBE, publisher.topic.encode())
-                        self._filters.add(publisher.topic)
-                    self.discovery.send(DiscoveryType.NEW_CONNECTION, self._connection_info(publisher))
-                elif name == "disconnect":
-                    address: str = argument
-                    with self._lock:
-                        in_use = self._address_refs.get(address, 0) > 0
-                    if not in_use and address in self._connected:
-                        self._connected.discard(address)
-                        self._sub.disconnect(address)
-                elif name == "unsubscribe":
-                    topic: str = argument
-                    with self._lock:
-                        wanted = topic in self._subs
-                    if not wanted and topic in self._filters:
-                        self._filters.discard(topic)
-                        self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
+                match command:
+                    case ("stop", _):
+                        return False
+                    case ("connect", PublisherInfo() as publisher):
+                        self._connect(publisher)
+                    case ("disconnect", str() as address):
+                        self._disconnect(address)
+                    case ("unsubscribe", str() as topic):
+                        self._drop_filter(topic)
             except zmq.ZMQError as error:
-                self.log.warning(f"gz transport: {name} failed: {error}")
+                self.log.warning(f"gz transport: {command[0]} failed: {error}")
+
+    def _connect(self, publisher: PublisherInfo) -> None:
+        """Connect the SUB socket to ``publisher``, filter its topic, and send NEW_CONNECTION."""
+        with self._lock:
+            if self._address_refs.get(publisher.address, 0) <= 0:
+                return  # gone again before we got here
+            first = publisher.address not in self._connected
+        if first:
+            self._sub.connect(publisher.address)
+            self._connected.add(publisher.address)
+        if publisher.topic not in self._filters:
+            self._sub.setsockopt(zmq.SUBSCRIBE, publisher.topic.encode())
+            self._filters.add(publisher.topic)
+        self.discovery.send(DiscoveryType.NEW_CONNECTION, self._connection_info(publisher))
+
+    def _disconnect(self, address: str) -> None:
+        """Disconnect the SUB socket from ``address`` unless a connection uses it again."""
+        with self._lock:
+            in_use = self._address_refs.get(address, 0) > 0
+        if not in_use and address in self._connected:
+            self._connected.discard(address)
+            self._sub.disconnect(address)
+
+    def _drop_filter(self, topic: str) -> None:
+        """Remove the SUB socket's filter of ``topic`` unless it is subscribed again."""
+        with self._lock:
+            wanted = topic in self._subs
+        if not wanted and topic in self._filters:
+            self._filters.discard(topic)
+            self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
 
     def _receive(self) -> None:
         for _ in range(1000):
@@ -662,11 +618,11 @@ class BuiltinTransport(GzTransport):
         for publisher in publishers:
             self.discovery.unadvertise(publisher.info)
         self._closed = True
+        self._publish.stop()
         self.discovery.close()  # sends BYE
-        self._command("stop")
+        self._command(("stop", None))
         self._data_thread.join(timeout=5.0)
-        with self._pub_lock:
-            self._xpub.close(linger=0)
+        self._publish.close()
         self._sub.close(linger=0)
         self._context.term()
         os.close(self._wake_r)
