@@ -55,6 +55,8 @@ def available() -> str | None:
 
 
 class OfficialPublisher(GzPublisher):
+    """A ``gz.transport13`` publisher handle for one topic and type."""
+
     def __init__(self, handle: Any, topic: str, type_name: str) -> None:
         self._handle = handle
         self.topic = topic
@@ -68,6 +70,8 @@ class OfficialPublisher(GzPublisher):
 
 
 class OfficialSubscription(GzSubscription):
+    """A subscription made through ``gz.transport13`` (cancelled by unsubscribing its topic)."""
+
     def __init__(self, transport: OfficialTransport, topic: str, type_name: str) -> None:
         self._transport = transport
         self.topic = topic
@@ -84,6 +88,19 @@ class OfficialSubscription(GzSubscription):
 
 
 class OfficialTransport(GzTransport):
+    """:class:`~bb_robot.gz.interface.GzTransport` over ``gz.transport13`` (see the module docstring).
+
+    Args:
+        partition: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``.
+        namespace: Prefixes relative topic names.
+        messages: Message classes for subscriptions given by type name (default
+            :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed).
+        logger: Where to log (default: the ``bb_robot.gz`` logger).
+
+    Raises:
+        ImportError: ``gz.transport13`` does not import (or its shared library is missing).
+    """
+
     implementation = "official"
 
     def __init__(
