@@ -76,6 +76,8 @@ class MessageInfo:
     received_ns: int
 
 
+#: ``callback(message, info)``: the message is an instance of the subscribed class, of the class the
+#: type name gives, or ``bytes`` with ``raw=True``; callers annotate it as the class they expect.
 MessageCallback = Callable[[Any, MessageInfo], None]
 
 
