@@ -33,30 +33,16 @@ import os
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
 from queue import Empty, SimpleQueue
-from typing import Any
+from typing import Literal
 
 import zmq
-import zmq.backend
-from google.protobuf.message import DecodeError, Message
+from google.protobuf.message import Message
 
 from bb_robot.gz import net, wire
-from bb_robot.gz.api import (
-    AdvertisedTopic,
-    Diagnostics,
-    GzPublisher,
-    GzSubscription,
-    GzTransport,
-    Logger,
-    MessageCallback,
-    MessageInfo,
-    MessageType,
-    PeerSeen,
-    SubscribedTopic,
-    TopicSeen,
-    type_name_of,
-)
+from bb_robot.gz.delivery import deliver
+from bb_robot.gz.diagnosis import ProblemLog, TransportView, find_problems, topics_seen
+from bb_robot.gz.diagnostics import AdvertisedTopic, Diagnostics, PeerSeen, SubscribedTopic
 from bb_robot.gz.discovery import (
     HEARTBEAT_INTERVAL,
     SILENCE_INTERVAL,
@@ -64,27 +50,31 @@ from bb_robot.gz.discovery import (
     PublisherInfo,
     SubscribeSighting,
 )
+from bb_robot.gz.handles import BuiltinPublisher, BuiltinSubscription
+from bb_robot.gz.interface import (
+    GzClosedError,
+    GzNetworkError,
+    GzTransport,
+    GzUsageError,
+    Logger,
+    MessageCallback,
+    MessageType,
+    type_name_of,
+)
 from bb_robot.gz.messages import GzMessages, default_messages
-from bb_robot.gz.wire import DiscoveryType, Scope
+from bb_robot.gz.publishing import PublishSocket
+from bb_robot.gz.wire import DiscoveryType
 
-# pyzmq's send_multipart() spends ~5 µs per message in Python (flag enums, checks); the socket's
-# own send(), called frame by frame with plain-integer flags, ~1 µs.  A driver sends one message
-# per joint and control cycle.
-_send_frame = zmq.backend.Socket.send
-_MORE = int(zmq.SNDMORE | zmq.NOBLOCK)
-_LAST = int(zmq.NOBLOCK)
+__all__ = ["BuiltinPublisher", "BuiltinSubscription", "BuiltinTransport"]
 
-
-def _send_frames(socket: zmq.Socket[Any], frames: list[bytes]) -> None:
-    """Send ``frames`` as one multipart message without blocking (what ``send_multipart`` does)."""
-    last = len(frames) - 1
-    for i, frame in enumerate(frames):
-        _send_frame(socket, frame, _MORE if i < last else _LAST)
-
-
-# A subscriber that asked for a topic we publish but has not connected this long after: diagnose.
-CONNECT_GRACE = 3.0
 POLL_MS = 20
+#: What the data thread is asked to do with its sockets: connect to a publisher, disconnect from
+#: an address, drop a fully qualified topic's filter, or stop.
+_Command = (
+    tuple[Literal["connect"], PublisherInfo]
+    | tuple[Literal["disconnect", "unsubscribe"], str]
+    | tuple[Literal["stop"], None]
+)
 DEFAULT_HWM = 1000
 
 
@@ -97,88 +87,25 @@ def _env_int(name: str, default: int) -> int:
     return number if number >= 0 else default
 
 
-class BuiltinPublisher(GzPublisher):
-    def __init__(self, transport: BuiltinTransport, topic: str, full_topic: str, type_name: str, resend: bool) -> None:
-        self.topic = topic
-        self.full_topic = full_topic
-        self.type_name = type_name
-        self.resend_latest = resend
-        self._transport = transport
-        self._frames = [full_topic.encode(), transport.address.encode(), b"", type_name.encode()]
-        self.latest: bytes | None = None
-        self.sent = 0
-        self.info = PublisherInfo(
-            topic=full_topic,
-            address=transport.address,
-            process_uuid=transport.process_uuid,
-            node_uuid=transport.node_uuid,
-            type_name=type_name,
-            scope=Scope.ALL,
-            ctrl=wire.UNUSED_CTRL,
-        )
-
-    def publish(self, message: Message) -> None:
-        name = message.DESCRIPTOR.full_name
-        if name != self.type_name:
-            raise TypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
-        self.publish_raw(message.SerializeToString())
-
-    def publish_raw(self, data: bytes) -> None:
-        self._transport._send(self, data)
-
-    def has_connections(self) -> bool:
-        return self._transport._has_connections(self.full_topic)
-
-
-class BuiltinSubscription(GzSubscription):
-    def __init__(
-        self,
-        transport: BuiltinTransport,
-        topic: str,
-        full_topic: str,
-        type_name: str,
-        callback: MessageCallback,
-        message_class: type[Message] | None,
-        raw: bool,
-    ) -> None:
-        self.topic = topic
-        self.full_topic = full_topic
-        self.type_name = type_name
-        self.callback = callback
-        self.message_class = message_class
-        self.raw = raw
-        self.generic = type_name == wire.GENERIC_MESSAGE_TYPE
-        self._transport = transport
-        self._received = 0
-        self.last_ns = 0
-        self.active = True
-
-    @property
-    def received(self) -> int:
-        return self._received
-
-    def accepts(self, type_name: str) -> bool:
-        return self.generic or type_name == self.type_name
-
-    def cancel(self) -> None:
-        self._transport._unsubscribe(self)
-
-
-@dataclass
-class _Problems:
-    current: dict[str, str] = field(default_factory=dict)
-
-
 class BuiltinTransport(GzTransport):
     """This project's gz-transport client (see the module docstring for the behaviour).
 
-    ``partition``: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``; ``namespace``
-    prefixes relative topic names; ``ip`` (default ``GZ_IP``) is the host address and discovery
-    interface; ``relays`` (default ``GZ_RELAY``, colon-separated) are unicast discovery relays;
-    ``messages`` supplies message classes for subscriptions given by type name (default
-    :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed). ``multicast_group``
-    and ``discovery_port`` default to ``GZ_DISCOVERY_MULTICAST_IP`` / ``GZ_DISCOVERY_MSG_PORT``,
-    else 239.255.0.7 and 10317.
+    Args:
+        partition: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``.
+        namespace: Prefixes relative topic names.
+        ip: The host address and discovery interface (default ``GZ_IP``).
+        relays: Unicast discovery relays (default ``GZ_RELAY``, colon-separated).
+        messages: Message classes for subscriptions given by type name (default
+            :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed).
+        logger: Where to log (default: the ``bb_robot.gz`` logger).
+        multicast_group: Default ``GZ_DISCOVERY_MULTICAST_IP``, else 239.255.0.7.
+        discovery_port: Default ``GZ_DISCOVERY_MSG_PORT``, else 10317.
+        heartbeat_interval: Seconds between discovery heartbeats.
+        silence_interval: Seconds of silence after which a peer is forgotten.
+
+    Raises:
+        WireError: The partition or namespace is not a valid name (a ``ValueError``).
+        GzNetworkError: The data or discovery sockets cannot be set up (an ``OSError``).
     """
 
     implementation = "builtin"
@@ -199,7 +126,7 @@ class BuiltinTransport(GzTransport):
     ) -> None:
         self.partition = partition if partition is not None else wire.default_partition()
         self.namespace = namespace
-        wire.fully_qualified(self.partition, "/check", namespace)  # ValueError for an invalid partition
+        wire.fully_qualified(self.partition, "/check", namespace)  # WireError (a ValueError) for an invalid partition
         self.log: Logger = logger if logger is not None else logging.getLogger("bb_robot.gz")
         self._messages = messages
         self.process_uuid = str(uuid.uuid4())
@@ -211,7 +138,6 @@ class BuiltinTransport(GzTransport):
         port = discovery_port or _env_int("GZ_DISCOVERY_MSG_PORT", wire.MSG_DISCOVERY_PORT)
 
         self._lock = threading.RLock()
-        self._pub_lock = threading.Lock()
         self._publishers: dict[str, BuiltinPublisher] = {}
         self._subs: dict[str, list[BuiltinSubscription]] = {}
         self._connections: dict[tuple[str, str, str], PublisherInfo] = {}  # (topic, process, node) -> remote pub
@@ -221,26 +147,21 @@ class BuiltinTransport(GzTransport):
         self._remote_subscribers: dict[str, dict[tuple[str, str], PublisherInfo]] = {}
         self._ever_connected: set[tuple[str, str]] = set()  # (topic, subscriber process) that sent NEW_CONNECTION
         self._reported_subscribers: dict[tuple[str, str, str], tuple[PublisherInfo, float]] = {}
-        self._xpub_counts: dict[bytes, int] = {}
-        self._problems = _Problems()
-        self._commands: SimpleQueue[tuple[str, Any]] = SimpleQueue()
+        self._problems = ProblemLog(self.log)
+        self._commands: SimpleQueue[_Command] = SimpleQueue()
         self._closed = False
         self._started = time.monotonic()
 
         self._context = zmq.Context()
         try:
-            self._xpub = self._context.socket(zmq.XPUB)
-            self._xpub.setsockopt(zmq.LINGER, 0)
-            self._xpub.setsockopt(zmq.SNDHWM, _env_int("GZ_TRANSPORT_SNDHWM", DEFAULT_HWM))
-            self._xpub.setsockopt(zmq.XPUB_VERBOSE, 1)
-            self._xpub.bind(f"tcp://{self.host}:*")
-            self.address = self._xpub.getsockopt_string(zmq.LAST_ENDPOINT)
+            self._publish = PublishSocket(self._context, self.host, _env_int("GZ_TRANSPORT_SNDHWM", DEFAULT_HWM))
+            self.address = self._publish.address
             self._sub = self._context.socket(zmq.SUB)
             self._sub.setsockopt(zmq.LINGER, 0)
             self._sub.setsockopt(zmq.RCVHWM, _env_int("GZ_TRANSPORT_RCVHWM", DEFAULT_HWM))
         except zmq.ZMQError as error:
             self._context.destroy(linger=0)
-            raise OSError(f"gz transport: cannot bind tcp://{self.host}:* ({error}); check GZ_IP") from error
+            raise GzNetworkError(f"gz transport: cannot bind tcp://{self.host}:* ({error}); check GZ_IP") from error
         self._wake_r, self._wake_w = os.pipe()
         try:
             self.discovery = DiscoveryService(
@@ -281,8 +202,8 @@ class BuiltinTransport(GzTransport):
     def _bare(self) -> str:
         return wire.bare_partition(self.partition)
 
-    def _command(self, name: str, argument: Any = None) -> None:
-        self._commands.put((name, argument))
+    def _command(self, command: _Command) -> None:
+        self._commands.put(command)
         try:
             os.write(self._wake_w, b"x")
         except OSError:
@@ -290,11 +211,13 @@ class BuiltinTransport(GzTransport):
 
     def _check_open(self) -> None:
         if self._closed:
-            raise RuntimeError("gz transport is closed")
+            raise GzClosedError("gz transport is closed")
 
     # ------------------------------------------------------------------------------ publishing
 
     def advertise(self, topic: str, message_type: MessageType, *, resend_latest: bool = True) -> BuiltinPublisher:
+        """See :meth:`GzTransport.advertise`; ``resend_latest`` re-sends the latest message to each
+        new subscriber (the slow joiner's current value)."""
         self._check_open()
         type_name = type_name_of(message_type)
         full = self.full_name(topic)
@@ -302,67 +225,37 @@ class BuiltinTransport(GzTransport):
             existing = self._publishers.get(full)
             if existing is not None:
                 if existing.type_name != type_name:
-                    raise ValueError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
+                    raise GzUsageError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
                 return existing
-            publisher = BuiltinPublisher(self, topic, full, type_name, resend_latest)
+            publisher = BuiltinPublisher(
+                topic,
+                full,
+                type_name,
+                resend_latest,
+                address=self.address,
+                process_uuid=self.process_uuid,
+                node_uuid=self.node_uuid,
+                send=self._publish.send,
+                connected=self._has_connections,
+            )
             self._publishers[full] = publisher
         self.discovery.advertise(publisher.info)
         self._update_problems()
         return publisher
 
     def unadvertise(self, topic: str) -> None:
+        """Stop publishing ``topic`` (UNADVERTISE); nothing happens if it is not advertised."""
         with self._lock:
             publisher = self._publishers.pop(self.full_name(topic), None)
         if publisher is not None:
             self.discovery.unadvertise(publisher.info)
-
-    def _send(self, publisher: BuiltinPublisher, data: bytes) -> None:
-        frames = publisher._frames
-        with self._pub_lock:
-            if self._closed:
-                return
-            if publisher.resend_latest:
-                publisher.latest = data
-            frames[2] = data
-            try:
-                _send_frames(self._xpub, frames)
-                publisher.sent += 1
-            except zmq.Again:  # high-water mark: ZeroMQ drops, like the C++ side
-                pass
 
     def _has_connections(self, full_topic: str) -> bool:
         """A subscriber registered (NEW_CONNECTION, so of our type) and its filter reached our socket."""
         with self._lock:
             if not self._remote_subscribers.get(full_topic):
                 return False
-        return self._xpub_counts.get(full_topic.encode(), 0) > 0
-
-    def _drain_xpub(self) -> None:
-        """Read subscription notices from XPUB; re-send the latest message to a new subscriber."""
-        with self._pub_lock:
-            if self._closed:
-                return
-            while True:
-                try:
-                    notice = self._xpub.recv(zmq.NOBLOCK)
-                except zmq.Again:
-                    return
-                if not notice:
-                    continue
-                topic = bytes(notice[1:])
-                if notice[0] == 1:
-                    self._xpub_counts[topic] = self._xpub_counts.get(topic, 0) + 1
-                    publisher = self._publishers.get(topic.decode(errors="replace"))
-                    if publisher is not None and publisher.latest is not None:
-                        frames = list(publisher._frames)
-                        frames[2] = publisher.latest
-                        try:
-                            _send_frames(self._xpub, frames)
-                            publisher.sent += 1
-                        except zmq.Again:
-                            pass
-                elif notice[0] == 0:
-                    self._xpub_counts[topic] = max(0, self._xpub_counts.get(topic, 0) - 1)
+        return self._publish.has_filter(full_topic)
 
     # ------------------------------------------------------------------------------ subscribing
 
@@ -378,7 +271,9 @@ class BuiltinTransport(GzTransport):
             elif type_name != wire.GENERIC_MESSAGE_TYPE:
                 message_class = self.messages.message_class(type_name)
         full = self.full_name(topic)
-        subscription = BuiltinSubscription(self, topic, full, type_name, callback, message_class, raw)
+        subscription = BuiltinSubscription(
+            topic, full, type_name, callback, message_class, raw, unsubscribe=self._unsubscribe
+        )
         with self._lock:
             self._subs.setdefault(full, []).append(subscription)
         for publisher in self.discovery.discover(full):
@@ -402,7 +297,7 @@ class BuiltinTransport(GzTransport):
             self._release(connection.address)
             self.discovery.send(DiscoveryType.END_CONNECTION, self._connection_info(connection))
         if not self._closed:
-            self._command("unsubscribe", subscription.full_topic)
+            self._command(("unsubscribe", subscription.full_topic))
 
     def _connection_info(self, publisher: PublisherInfo) -> PublisherInfo:
         """The NEW_CONNECTION / END_CONNECTION we send to ``publisher``'s process."""
@@ -423,7 +318,7 @@ class BuiltinTransport(GzTransport):
                 self._address_refs[address] = count
                 return
             self._address_refs.pop(address, None)
-        self._command("disconnect", address)
+        self._command(("disconnect", address))
 
     # ------------------------------------------------------------------------------ discovery events
 
@@ -447,7 +342,7 @@ class BuiltinTransport(GzTransport):
                 self._release(known.address)
             self._address_refs[publisher.address] = self._address_refs.get(publisher.address, 0) + 1
         self.log.info(f"gz transport: connecting to {publisher.name} [{publisher.type_name}] at {publisher.address}")
-        self._command("connect", publisher)
+        self._command(("connect", publisher))
         self._update_problems()
 
     def on_publisher_gone(self, publisher: PublisherInfo) -> None:
@@ -535,46 +430,57 @@ class BuiltinTransport(GzTransport):
                 self._receive()
             if not self._run_commands():
                 break
-            self._drain_xpub()
+            self._publish.drain(self._publishers.get)
 
     def _run_commands(self) -> bool:
+        """Run the queued socket commands; ``False`` once asked to stop."""
         while True:
             try:
-                name, argument = self._commands.get_nowait()
+                command = self._commands.get_nowait()
             except Empty:
                 return True
             try:
-                if name == "stop":
-                    return False
-                if name == "connect":
-                    publisher: PublisherInfo = argument
-                    with self._lock:
-                        if self._address_refs.get(publisher.address, 0) <= 0:
-                            continue  # gone again before we got here
-                        first = publisher.address not in self._connected
-                    if first:
-                        self._sub.connect(publisher.address)
-                        self._connected.add(publisher.address)
-                    if publisher.topic not in self._filters:
-                        self._sub.setsockopt(zmq.SUBSCRIBE, publisher.topic.encode())
-                        self._filters.add(publisher.topic)
-                    self.discovery.send(DiscoveryType.NEW_CONNECTION, self._connection_info(publisher))
-                elif name == "disconnect":
-                    address: str = argument
-                    with self._lock:
-                        in_use = self._address_refs.get(address, 0) > 0
-                    if not in_use and address in self._connected:
-                        self._connected.discard(address)
-                        self._sub.disconnect(address)
-                elif name == "unsubscribe":
-                    topic: str = argument
-                    with self._lock:
-                        wanted = topic in self._subs
-                    if not wanted and topic in self._filters:
-                        self._filters.discard(topic)
-                        self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
+                match command:
+                    case ("stop", _):
+                        return False
+                    case ("connect", PublisherInfo() as publisher):
+                        self._connect(publisher)
+                    case ("disconnect", str() as address):
+                        self._disconnect(address)
+                    case ("unsubscribe", str() as topic):
+                        self._drop_filter(topic)
             except zmq.ZMQError as error:
-                self.log.warning(f"gz transport: {name} failed: {error}")
+                self.log.warning(f"gz transport: {command[0]} failed: {error}")
+
+    def _connect(self, publisher: PublisherInfo) -> None:
+        """Connect the SUB socket to ``publisher``, filter its topic, and send NEW_CONNECTION."""
+        with self._lock:
+            if self._address_refs.get(publisher.address, 0) <= 0:
+                return  # gone again before we got here
+            first = publisher.address not in self._connected
+        if first:
+            self._sub.connect(publisher.address)
+            self._connected.add(publisher.address)
+        if publisher.topic not in self._filters:
+            self._sub.setsockopt(zmq.SUBSCRIBE, publisher.topic.encode())
+            self._filters.add(publisher.topic)
+        self.discovery.send(DiscoveryType.NEW_CONNECTION, self._connection_info(publisher))
+
+    def _disconnect(self, address: str) -> None:
+        """Disconnect the SUB socket from ``address`` unless a connection uses it again."""
+        with self._lock:
+            in_use = self._address_refs.get(address, 0) > 0
+        if not in_use and address in self._connected:
+            self._connected.discard(address)
+            self._sub.disconnect(address)
+
+    def _drop_filter(self, topic: str) -> None:
+        """Remove the SUB socket's filter of ``topic`` unless it is subscribed again."""
+        with self._lock:
+            wanted = topic in self._subs
+        if not wanted and topic in self._filters:
+            self._filters.discard(topic)
+            self._sub.setsockopt(zmq.UNSUBSCRIBE, topic.encode())
 
     def _receive(self) -> None:
         for _ in range(1000):
@@ -589,48 +495,7 @@ class BuiltinTransport(GzTransport):
                 subs = list(self._subs.get(topic, ()))
             if not subs:
                 continue
-            type_name = frames[3].decode(errors="replace")
-            data = frames[2]
-            parts = wire.split_fully_qualified(topic)
-            now = time.monotonic_ns()
-            info = MessageInfo(
-                topic=parts[1] if parts else topic,
-                partition=wire.bare_partition(parts[0]) if parts else "",
-                type_name=type_name,
-                publisher_address=frames[1].decode(errors="replace"),
-                received_ns=now,
-            )
-            decoded: dict[Any, Any] = {}
-            for sub in subs:
-                if not sub.active:
-                    continue
-                if not sub.accepts(type_name):
-                    self._problem(
-                        f"type:{topic}:{sub.type_name}:{type_name}",
-                        f"{info.topic}: received a {type_name} from {info.publisher_address}; subscribed as "
-                        f"{sub.type_name}: dropped",
-                    )
-                    continue
-                payload: Any = data
-                if not sub.raw:
-                    cls = sub.message_class or self._class_for(type_name)
-                    if cls is None:
-                        continue
-                    payload = decoded.get(cls)
-                    if payload is None:
-                        payload = cls()
-                        try:
-                            payload.ParseFromString(data)
-                        except DecodeError:
-                            self.log.warning(f"gz transport: {info.topic}: cannot decode a {type_name}")
-                            continue
-                        decoded[cls] = payload
-                sub._received += 1
-                sub.last_ns = now
-                try:
-                    sub.callback(payload, info)
-                except Exception:
-                    logging.getLogger("bb_robot.gz").exception(f"gz transport: callback for {info.topic} failed")
+            deliver(topic, frames, subs, self._class_for, self._problems, self.log)
 
     def _class_for(self, type_name: str) -> type[Message] | None:
         try:
@@ -650,7 +515,15 @@ class BuiltinTransport(GzTransport):
         return [(pub.type_name, pub.address) for pub in self.discovery.publishers(full)]
 
     def wait_for_subscribers(self, topic: str, timeout: float) -> bool:
-        """Wait up to ``timeout`` s for a subscriber of ``topic`` that data reaches (see ``has_connections``)."""
+        """Wait for a subscriber of ``topic`` that data reaches (see ``has_connections``).
+
+        Args:
+            topic: An advertised topic.
+            timeout: Seconds to wait at most.
+
+        Returns:
+            Whether one connected in time.
+        """
         deadline = time.monotonic() + timeout
         full = self.full_name(topic)
         while not self._has_connections(full):
@@ -662,137 +535,41 @@ class BuiltinTransport(GzTransport):
     # ------------------------------------------------------------------------------ diagnosis
 
     def _problem(self, key: str, text: str) -> None:
-        with self._lock:
-            new = key not in self._problems.current
-            self._problems.current[key] = text
-        if new:
-            self.log.warning(f"gz transport: {text}")
+        self._problems.report(key, text)
 
     def _update_problems(self) -> None:
         """Recompute the diagnosable problems; log new ones (warning) and resolved ones (info)."""
-        found = self._diagnose()
         with self._lock:
-            old = self._problems.current
-            # Problems found on the data path (wrong type received, unknown class) stay until closed.
-            kept = {k: v for k, v in old.items() if k.startswith(("type:", "unknown:"))}
-            kept.update(found)
-            self._problems.current = kept
-        for key, text in found.items():
-            if key not in old:
-                self.log.warning(f"gz transport: {text}")
-        for key, text in old.items():
-            if key not in kept:
-                self.log.info(f"gz transport: resolved: {text}")
-
-    def _diagnose(self) -> dict[str, str]:
-        problems: dict[str, str] = {}
-        bare = self._bare()
-        remote = self.discovery.publishers()
-        sightings = self.discovery.subscribe_sightings()
-        now = time.monotonic()
-        with self._lock:
-            subs = {topic: list(items) for topic, items in self._subs.items()}
-            publishers = dict(self._publishers)
-            ever_connected = set(self._ever_connected)
-            reported = list(self._reported_subscribers.values())
-        for full, items in subs.items():
-            parts = wire.split_fully_qualified(full)
-            name = parts[1] if parts else full
-            types = sorted({s.type_name for s in items})
-            here = [p for p in remote if p.topic == full]
-            if not any(any(s.accepts(p.type_name) for s in items) for p in here):
-                for pub in here:
-                    problems[f"sub-type:{full}:{pub.process_uuid}:{pub.type_name}"] = (
-                        f"{name}: the publisher at {pub.address} sends {pub.type_name}, but we subscribed as "
-                        f"{' / '.join(types)}: type names must match exactly (gz.msgs.* in Gazebo Harmonic, "
-                        "ignition.msgs.* in older ign-transport); nothing will be received from it"
-                    )
-                elsewhere = sorted({p.partition for p in remote if p.name == name and p.partition != bare})
-                if elsewhere:
-                    problems[f"sub-partition:{full}:{','.join(elsewhere)}"] = (
-                        f"{name}: no publisher in our partition {bare!r}, but published in partition"
-                        f"{'s' if len(elsewhere) > 1 else ''} {', '.join(repr(p) for p in elsewhere)}: "
-                        f"set GZ_PARTITION to the simulator's partition"
-                    )
-        for full, publisher in publishers.items():
-            name = publisher.topic if publisher.topic.startswith("/") else full.rsplit("@", 1)[-1]
-            askers = sorted({s.partition for s in sightings if s.name == name and s.partition != bare})
-            if askers:
-                problems[f"pub-partition:{full}:{','.join(askers)}"] = (
-                    f"{name}: requested by a subscriber in partition{'s' if len(askers) > 1 else ''} "
-                    f"{', '.join(repr(p) for p in askers)}, but we publish it in {bare!r}: set GZ_PARTITION alike"
-                )
-            for sighting in sightings:
-                if (
-                    sighting.topic == full
-                    and (full, sighting.process_uuid) not in ever_connected
-                    and now - sighting.last_seen > CONNECT_GRACE
-                    and sighting.last_seen > self._started
-                ):
-                    problems[f"pub-noconnect:{full}:{sighting.process_uuid}"] = (
-                        f"{name}: the process at {sighting.ip} asked for it but never connected: its subscriber "
-                        f"probably expects another type than {publisher.type_name}"
-                    )
-            for subscriber, _ in reported:
-                if (
-                    subscriber.topic == full
-                    and subscriber.type_name not in (publisher.type_name, wire.GENERIC_MESSAGE_TYPE)
-                    and subscriber.process_uuid != self.process_uuid
-                ):
-                    problems[f"pub-type:{full}:{subscriber.process_uuid}:{subscriber.type_name}"] = (
-                        f"{name}: a subscriber at {subscriber.address} expects {subscriber.type_name}, "
-                        f"we publish {publisher.type_name}: it receives nothing"
-                    )
-        for version, ip, count in self.discovery.foreign_versions():
-            reason = (
-                "its topic statistics are on (GZ_TRANSPORT_TOPIC_STATISTICS=1)"
-                if version == wire.WIRE_VERSION + wire.STATISTICS_VERSION_OFFSET
-                else "an incompatible gz-transport version"
+            view = TransportView(
+                partition=self._bare(),
+                process_uuid=self.process_uuid,
+                started=self._started,
+                subscriptions={topic: list(items) for topic, items in self._subs.items()},
+                publishers=dict(self._publishers),
+                ever_connected=frozenset(self._ever_connected),
+                reported=list(self._reported_subscribers.values()),
             )
-            problems[f"version:{version}:{ip}"] = (
-                f"ignored {count} discovery messages of wire version {version} from {ip}: {reason}"
-            )
-        return problems
+        found = find_problems(
+            view,
+            self.discovery.publishers(),
+            self.discovery.subscribe_sightings(),
+            self.discovery.foreign_versions(),
+            time.monotonic(),
+        )
+        self._problems.update(found)
 
     def problems(self) -> list[str]:
+        """The problems diagnosed now (also logged once each as warnings)."""
         self._update_problems()
-        with self._lock:
-            return list(self._problems.current.values())
+        return self._problems.current()
 
     def diagnostics(self) -> Diagnostics:
         problems = tuple(self.problems())
         now = time.monotonic()
-        seen: list[TopicSeen] = []
-        for pub in self.discovery.publishers():
-            peer_age = 0.0
-            seen.append(
-                TopicSeen(pub.partition, pub.name, pub.type_name, "publisher", pub.process_uuid, pub.address, peer_age)
-            )
-        for sighting in self.discovery.subscribe_sightings():
-            seen.append(
-                TopicSeen(
-                    sighting.partition,
-                    sighting.name,
-                    "",
-                    "request",
-                    sighting.process_uuid,
-                    sighting.ip,
-                    now - sighting.last_seen,
-                )
-            )
         with self._lock:
-            for subscriber, when in self._reported_subscribers.values():
-                seen.append(
-                    TopicSeen(
-                        subscriber.partition,
-                        subscriber.name,
-                        subscriber.type_name,
-                        "subscriber",
-                        subscriber.process_uuid,
-                        subscriber.address,
-                        now - when,
-                    )
-                )
+            reported = list(self._reported_subscribers.values())
+        seen = topics_seen(self.discovery.publishers(), self.discovery.subscribe_sightings(), reported, now)
+        with self._lock:
             advertised = tuple(
                 AdvertisedTopic(p.topic, p.type_name, len(self._remote_subscribers.get(full, {})), p.sent)
                 for full, p in self._publishers.items()
@@ -841,11 +618,11 @@ class BuiltinTransport(GzTransport):
         for publisher in publishers:
             self.discovery.unadvertise(publisher.info)
         self._closed = True
+        self._publish.stop()
         self.discovery.close()  # sends BYE
-        self._command("stop")
+        self._command(("stop", None))
         self._data_thread.join(timeout=5.0)
-        with self._pub_lock:
-            self._xpub.close(linger=0)
+        self._publish.close()
         self._sub.close(linger=0)
         self._context.term()
         os.close(self._wake_r)

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from bb_robot.gz import wire
+from bb_robot.gz.interface import GzNetworkError
 from bb_robot.gz.wire import DiscoveryType, Scope
 
 HEARTBEAT_INTERVAL = 1.0
@@ -184,7 +185,7 @@ class DiscoveryService:
         except OSError as error:
             for sock in sockets:
                 sock.close()
-            raise OSError(
+            raise GzNetworkError(
                 f"gz discovery: cannot use interfaces {self.interfaces} for {self.group}:{self.port}: {error} "
                 "(set GZ_IP to an address of this host whose interface supports multicast)"
             ) from error

@@ -42,6 +42,8 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.internal import api_implementation
 from google.protobuf.message import Message
 
+from bb_robot.errors import BbRobotError
+
 ENV_VARIABLE = "BB_ROBOT_GZ_MSGS"
 DISTRIBUTION = "gazebo-py-bindings"
 # Where scripts/setup puts the descriptor set it extracts from the gazebo-py-bindings wheel.
@@ -51,12 +53,31 @@ PACKAGE_DIR = "gz/msgs10/"
 MODULE_PACKAGE = "gz.msgs10"
 
 
-class GzMessagesUnavailable(RuntimeError):
+class GzMessagesError(BbRobotError):
+    """Base of the errors of the gz.msgs10 message classes."""
+
+
+class GzMessagesUnavailable(GzMessagesError, RuntimeError):
     """No source of gz.msgs10 message classes was found (the message says which were tried)."""
 
 
-class UnknownMessageType(KeyError):
-    """A message type name that the loaded gz.msgs10 descriptors do not define."""
+class UnknownMessageType(GzMessagesError, KeyError):
+    """A message type name that the loaded gz.msgs10 descriptors do not define.
+
+    Args:
+        type_name: The type asked for (``gz.msgs.Foo``).
+    """
+
+    def __init__(self, type_name: str) -> None:
+        super().__init__(type_name)
+        self.type_name = type_name
+
+    def __str__(self) -> str:
+        return f"unknown message type {self.type_name!r}: the loaded gz.msgs10 descriptors do not define it"
+
+
+class DescriptorSetError(GzMessagesError, ValueError):
+    """Descriptors that cannot be loaded in dependency order, or an unknown source of them."""
 
 
 def protobuf_implementation() -> str:
@@ -150,7 +171,8 @@ def dependency_order(
 ) -> list[descriptor_pb2.FileDescriptorProto]:
     """``protos`` with every file after its dependencies, protobuf's own files added as needed.
 
-    Raises ``ValueError`` for a dependency that is neither given nor one of protobuf's files.
+    Raises :class:`DescriptorSetError` (a ``ValueError``) for a dependency that is neither given
+    nor one of protobuf's files.
     """
     by_name = {proto.name: proto for proto in protos}
     ordered: list[descriptor_pb2.FileDescriptorProto] = []
@@ -160,11 +182,11 @@ def dependency_order(
         if name in done:
             return
         if name in chain:
-            raise ValueError(f"import cycle: {' -> '.join((*chain, name))}")
+            raise DescriptorSetError(f"import cycle: {' -> '.join((*chain, name))}")
         proto = by_name.get(name)
         if proto is None:
             if not name.startswith("google/protobuf/"):
-                raise ValueError(f"{chain[-1] if chain else '?'} imports {name}, which is missing")
+                raise DescriptorSetError(f"{chain[-1] if chain else '?'} imports {name}, which is missing")
             proto = _well_known(name)
         for dependency in proto.dependency:
             visit(dependency, (*chain, name))
@@ -354,7 +376,7 @@ def load_messages(sources: Sequence[str] = ("module", "descriptor set", "distrib
                 return GzMessages.from_path(bindings_dir, "distribution")
             tried.append(f"an installed {DISTRIBUTION}: none")
         else:
-            raise ValueError(f"unknown gz.msgs source {kind!r}")
+            raise DescriptorSetError(f"unknown gz.msgs source {kind!r}")
     raise GzMessagesUnavailable(
         "no gz.msgs10 message classes; tried " + "; ".join(tried) + ". Run scripts/setup (it extracts them from "
         f"PyPI's {DISTRIBUTION}), set {ENV_VARIABLE} to a descriptor set, or install Gazebo Harmonic"

@@ -1,4 +1,4 @@
-"""A thin :class:`~bb_robot.gz.api.GzTransport` adapter over Gazebo Harmonic's ``gz.transport13``.
+"""A thin :class:`~bb_robot.gz.interface.GzTransport` adapter over Gazebo Harmonic's ``gz.transport13``.
 
 For machines with Gazebo Harmonic installed (``gz_transport: official``). ``gz.transport13`` is
 imported only when this class is instantiated; it reads ``GZ_IP``, ``GZ_RELAY`` … itself.
@@ -26,11 +26,12 @@ from typing import Any
 from google.protobuf.message import Message
 
 from bb_robot.gz import wire
-from bb_robot.gz.api import (
-    Diagnostics,
+from bb_robot.gz.diagnostics import Diagnostics
+from bb_robot.gz.interface import (
     GzPublisher,
     GzSubscription,
     GzTransport,
+    GzUsageError,
     Logger,
     MessageCallback,
     MessageInfo,
@@ -54,16 +55,12 @@ def available() -> str | None:
 
 
 class OfficialPublisher(GzPublisher):
+    """A ``gz.transport13`` publisher handle for one topic and type."""
+
     def __init__(self, handle: Any, topic: str, type_name: str) -> None:
         self._handle = handle
         self.topic = topic
         self.type_name = type_name
-
-    def publish(self, message: Message) -> None:
-        name = message.DESCRIPTOR.full_name
-        if name != self.type_name:
-            raise TypeError(f"{self.topic} is advertised as {self.type_name}, not {name}")
-        self.publish_raw(message.SerializeToString())
 
     def publish_raw(self, data: bytes) -> None:
         self._handle.publish_raw(data, self.type_name)
@@ -73,6 +70,8 @@ class OfficialPublisher(GzPublisher):
 
 
 class OfficialSubscription(GzSubscription):
+    """A subscription made through ``gz.transport13`` (cancelled by unsubscribing its topic)."""
+
     def __init__(self, transport: OfficialTransport, topic: str, type_name: str) -> None:
         self._transport = transport
         self.topic = topic
@@ -89,6 +88,19 @@ class OfficialSubscription(GzSubscription):
 
 
 class OfficialTransport(GzTransport):
+    """:class:`~bb_robot.gz.interface.GzTransport` over ``gz.transport13`` (see the module docstring).
+
+    Args:
+        partition: ``GZ_PARTITION`` by default, else ``<hostname>:<username>``.
+        namespace: Prefixes relative topic names.
+        messages: Message classes for subscriptions given by type name (default
+            :func:`~bb_robot.gz.messages.default_messages`, loaded only when needed).
+        logger: Where to log (default: the ``bb_robot.gz`` logger).
+
+    Raises:
+        ImportError: ``gz.transport13`` does not import (or its shared library is missing).
+    """
+
     implementation = "official"
 
     def __init__(
@@ -125,11 +137,11 @@ class OfficialTransport(GzTransport):
             existing = self._publishers.get(topic)
             if existing is not None:
                 if existing.type_name != type_name:
-                    raise ValueError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
+                    raise GzUsageError(f"{topic} is already advertised as {existing.type_name}, not {type_name}")
                 return existing
             handle = self._node.advertise(topic, type_name, self._module.AdvertiseMessageOptions())
             if not handle.valid():
-                raise ValueError(f"gz.transport13 refused to advertise {topic} [{type_name}]")
+                raise GzUsageError(f"gz.transport13 refused to advertise {topic} [{type_name}]")
             publisher = self._publishers[topic] = OfficialPublisher(handle, topic, type_name)
             return publisher
 
@@ -141,7 +153,7 @@ class OfficialTransport(GzTransport):
         if not raw:
             if type_name == wire.GENERIC_MESSAGE_TYPE:
                 # gz.transport13's Python MessageInfo exposes no type name to decode by.
-                raise ValueError("the official transport needs a concrete type (or raw=True) to subscribe")
+                raise GzUsageError(f"{topic}: the official transport needs a concrete type (or raw=True) to subscribe")
             cls = message_type if not isinstance(message_type, str) else self.messages.message_class(type_name)
         subscription = OfficialSubscription(self, topic, type_name)
 
@@ -158,7 +170,7 @@ class OfficialTransport(GzTransport):
                 self._log.warning(f"gz transport (official): {topic}: a message was not handled: {error!r}")
 
         if not self._node.subscribe_raw(topic, deliver, type_name, self._module.SubscribeOptions()):
-            raise ValueError(f"gz.transport13 refused to subscribe to {topic} [{type_name}]")
+            raise GzUsageError(f"gz.transport13 refused to subscribe to {topic} [{type_name}]")
         with self._lock:
             self._subs.setdefault(topic, []).append(subscription)
         return subscription

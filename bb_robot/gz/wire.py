@@ -27,6 +27,8 @@ from typing import Any
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import DecodeError, Message
 
+from bb_robot.errors import BbRobotError
+
 WIRE_VERSION = 10
 # Peers with topic statistics enabled add 100 to the version (and a fifth data frame).
 STATISTICS_VERSION_OFFSET = 100
@@ -43,6 +45,10 @@ UNUSED_CTRL = "unused"
 # msgs_per_sec of an unthrottled publisher (uint64 max).
 UNTHROTTLED = (1 << 64) - 1
 MAX_NAME_LENGTH = 65535
+
+
+class WireError(BbRobotError, ValueError):
+    """A name or message gz-transport's wire cannot carry (the message names the topic)."""
 
 
 class DiscoveryType(IntEnum):
@@ -131,10 +137,20 @@ Discovery: Any = message_factory.GetMessageClass(_pool.FindMessageTypeByName("bb
 
 
 def encode_datagram(message: Message) -> bytes:
-    """A discovery datagram: host-order uint16 payload length, then the serialized message."""
+    """A discovery datagram: host-order uint16 payload length, then the serialized message.
+
+    Args:
+        message: A discovery message.
+
+    Returns:
+        The datagram.
+
+    Raises:
+        WireError: The message does not fit in one datagram (a ``ValueError``).
+    """
     payload = message.SerializeToString()
     if len(payload) + LENGTH.size > MAX_DATAGRAM - 1:
-        raise ValueError(f"discovery message of {len(payload)} bytes is too large for one datagram")
+        raise WireError(f"discovery message of {len(payload)} bytes is too large for one datagram")
     return LENGTH.pack(len(payload)) + payload
 
 
@@ -193,14 +209,23 @@ def username() -> str:
 
 
 def fully_qualified(partition: str, topic: str, namespace: str = "") -> str:
-    """``@/<partition>@<topic>`` as gz-transport forms it; ``ValueError`` for an invalid name.
+    """``@/<partition>@<topic>`` as gz-transport forms it.
 
     A relative ``topic`` goes under ``namespace``; an absolute one (leading ``/``) does not.
+
+    Args:
+        partition: The partition (``GZ_PARTITION`` form, or with its leading ``/``).
+        topic: The topic.
+        namespace: The node's namespace, for a relative topic.
+
+    Returns:
+        The fully qualified name.
+
+    Raises:
+        WireError: A name is not valid, or the result is too long (a ``ValueError``).
     """
     if not is_valid_name(partition) or not is_valid_name(namespace) or not is_valid_topic(topic):
-        raise ValueError(
-            f"invalid gz-transport name: partition {partition!r}, namespace {namespace!r}, topic {topic!r}"
-        )
+        raise WireError(f"invalid gz-transport name: partition {partition!r}, namespace {namespace!r}, topic {topic!r}")
     if partition and not partition.startswith("/"):
         partition = "/" + partition
     if partition.endswith("/"):
@@ -214,7 +239,7 @@ def fully_qualified(partition: str, topic: str, namespace: str = "") -> str:
     name = topic if topic.startswith("/") else namespace + topic
     full = f"@{partition}@{name}"
     if len(full) > MAX_NAME_LENGTH:
-        raise ValueError(f"topic name too long: {full[:80]}...")
+        raise WireError(f"topic name too long: {full[:80]}...")
     return full
 
 

@@ -2,17 +2,22 @@
 benchmark: JointPositionController + JointStatePublisher of the seed's UR3e world, over ign-transport 11.
 
 :func:`build_sim_peer` compiles it once (like ``gz_peer``); :func:`ur3e_peer_args` gives the arguments
-for the UR3e world's six joints with the topics the seed's working configuration uses.
+for the UR3e world's six joints with the topics the seed's working configuration uses.  For tests:
+:func:`sim_peer_or_skip` (the binary, or a skip saying why not) and :func:`world_peers` (starts world
+peers in a partition, stops them at the end), the one world-peer fixture of the backend's and the
+driver node's tests.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from cpp_peer import Peer, build_peer
+import pytest
+from cpp_peer import Peer, PeerUnavailable, build_peer
 
 SIM_PEER_SOURCE = Path(__file__).resolve().parent / "peer" / "gz_sim_peer.cc"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
@@ -86,3 +91,36 @@ def start_sim_peer(binary: Path, partition: str, args: Sequence[str]) -> Peer:
     peer = Peer(binary, args, partition)
     assert peer.wait_line("READY", 15.0), f"the C++ world peer did not start: {peer.lines}"
     return peer
+
+
+#: Starts a world peer: ``start(*gz_sim_peer arguments, partition_override=None)`` (no arguments:
+#: :func:`ur3e_peer_args`).
+WorldPeers = Callable[..., Peer]
+
+
+def sim_peer_or_skip(*, need_world: bool = False) -> Path:
+    """The compiled world peer; skips the test (saying why) when it cannot be built, or with
+    ``need_world`` when the seed's world is absent."""
+    if need_world and not UR3E_WORLD.is_file():
+        pytest.skip(f"no seed world at {UR3E_WORLD}")
+    try:
+        return build_sim_peer()
+    except PeerUnavailable as error:
+        pytest.skip(str(error))
+
+
+@contextmanager
+def world_peers(binary: Path, partition: str) -> Iterator[WorldPeers]:
+    """Starts C++ world peers in ``partition`` (or a ``partition_override``); stops them at the end."""
+    started: list[Peer] = []
+
+    def start(*args: str, partition_override: str | None = None) -> Peer:
+        peer = start_sim_peer(binary, partition_override or partition, list(args) or ur3e_peer_args())
+        started.append(peer)
+        return peer
+
+    try:
+        yield start
+    finally:
+        for peer in started:
+            peer.stop()

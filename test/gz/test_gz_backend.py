@@ -16,14 +16,14 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cpp_peer import Peer, PeerUnavailable
 from gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
 from sim_peer import (
     UR3E_STATE_TOPIC,
     UR3E_WORLD,
-    build_sim_peer,
-    start_sim_peer,
+    WorldPeers,
+    sim_peer_or_skip,
     ur3e_peer_args,
+    world_peers,
 )
 
 from bb_robot.driver import limits as L
@@ -67,24 +67,13 @@ class ListLogger:
 
 @pytest.fixture(scope="session")
 def sim_peer_binary() -> Path:
-    try:
-        return build_sim_peer()
-    except PeerUnavailable as error:
-        pytest.skip(str(error))
+    return sim_peer_or_skip()
 
 
-@pytest.fixture
-def world_peers(sim_peer_binary: Path, partition: str) -> Iterator[Callable[..., Peer]]:
-    started: list[Peer] = []
-
-    def start(*args: str, partition_override: str | None = None) -> Peer:
-        peer = start_sim_peer(sim_peer_binary, partition_override or partition, list(args) or ur3e_peer_args())
-        started.append(peer)
-        return peer
-
-    yield start
-    for peer in started:
-        peer.stop()
+@pytest.fixture(name="world_peers")
+def world_peers_fixture(sim_peer_binary: Path, partition: str) -> Iterator[WorldPeers]:
+    with world_peers(sim_peer_binary, partition) as start:
+        yield start
 
 
 @pytest.fixture(scope="module")

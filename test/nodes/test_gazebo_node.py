@@ -20,19 +20,19 @@ import pytest
 from conftest import TIMEOUT, NodeProcess, Probe
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gz"))
-from cpp_peer import Peer, PeerUnavailable  # noqa: E402
+from cpp_peer import Peer  # noqa: E402
 from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
 from rosgraph_msgs.msg import Clock  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from sim_peer import (  # noqa: E402
     UR3E_JOINTS,
     UR3E_STATE_TOPIC,
-    UR3E_WORLD,
-    build_sim_peer,
-    start_sim_peer,
+    WorldPeers,
+    sim_peer_or_skip,
     ur3e_command_topic,
     ur3e_driver_parameters,
     ur3e_peer_args,
+    world_peers,
 )
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
@@ -44,12 +44,7 @@ StartNode = Callable[..., NodeProcess]
 
 @pytest.fixture(scope="module")
 def sim_peer_binary() -> Path:
-    if not UR3E_WORLD.is_file():
-        pytest.skip(f"no seed world at {UR3E_WORLD}")
-    try:
-        return build_sim_peer()
-    except PeerUnavailable as error:
-        pytest.skip(str(error))
+    return sim_peer_or_skip(need_world=True)
 
 
 @pytest.fixture
@@ -58,17 +53,9 @@ def partition() -> str:
 
 
 @pytest.fixture
-def world(sim_peer_binary: Path, partition: str) -> Iterator[Callable[..., Peer]]:
-    started: list[Peer] = []
-
-    def start(*args: str, partition_override: str | None = None) -> Peer:
-        peer = start_sim_peer(sim_peer_binary, partition_override or partition, list(args) or ur3e_peer_args())
-        started.append(peer)
-        return peer
-
-    yield start
-    for peer in started:
-        peer.stop()
+def world(sim_peer_binary: Path, partition: str) -> Iterator[WorldPeers]:
+    with world_peers(sim_peer_binary, partition) as start:
+        yield start
 
 
 def driver_parameters(partition: str, **gazebo: Any) -> dict[str, Any]:

@@ -50,7 +50,7 @@ from bb_robot.driver.backends.base import (
 )
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
-from bb_robot.gz.topics import (
+from bb_robot.gzsim.topics import (
     ACTUATORS,
     CLOCK,
     DOUBLE,

@@ -1,7 +1,7 @@
-"""Topic derivation from SDF worlds (``bb_robot.gz.topics``) against gz-sim 8's naming rules.
+"""Topic derivation from SDF worlds (``bb_robot.gzsim.topics``) against gz-sim 8's naming rules.
 
 Every expected topic below was worked out by hand from gz-sim 8's sources (branch ``gz-sim8``);
-the comment next to it names the rule (the module docstring of ``bb_robot/gz/topics.py`` and
+the comment next to it names the rule (the module docstring of ``bb_robot/gzsim/topics.py`` and
 ``docs/nodes/gazebo.md`` give them in full):
 
 - [owner]  a plugin belongs to the model holding it; one in an ``<include>`` to the included model
@@ -27,17 +27,15 @@ from pathlib import Path
 
 import pytest
 
-from bb_robot.gz.topics import (
+from bb_robot.gzsim.names import absolute_topic, as_valid_topic, scoped_topic
+from bb_robot.gzsim.topics import (
     ACTUATORS,
     DOUBLE,
     JOINT_TRAJECTORY,
     GazeboTopics,
     TopicError,
-    absolute_topic,
-    as_valid_topic,
     derive_topics,
     parse_override,
-    scoped_topic,
     with_overrides,
 )
 from bb_robot.sdf import load_from_file

@@ -1,8 +1,9 @@
 """Which gz-transport topics command and report a robot's joints in a Gazebo Harmonic world.
 
 ROS-free.  :func:`derive_topics` reads the ``<plugin>`` elements of a world loaded with
-:func:`bb_robot.sdf.load_from_file` and applies gz-sim 8's own naming rules (read in its
-sources, branch ``gz-sim8``; cited as *[rule]* below and in ``docs/nodes/gazebo.md``):
+:func:`bb_robot.sdf.load_from_file` (which systems they load: :mod:`bb_robot.gzsim.plugins`) and
+applies gz-sim 8's own naming rules (read in its sources, branch ``gz-sim8``; cited as *[rule]*
+below and in ``docs/nodes/gazebo.md``; the name rules in :mod:`bb_robot.gzsim.names`):
 
 - **[owner]** A ``<plugin>`` belongs to the model that holds it; one written in an ``<include>``
   belongs to the included model (libsdformat adds it to that model's plugins), one in a
@@ -51,16 +52,22 @@ coupled.  Element values are read as libsdformat reads a plugin's: trimmed; bool
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
-from bb_robot.sdf.document import SdfModel, SdfPlugin
+from bb_robot.errors import BbRobotError
+from bb_robot.gzsim.names import absolute_topic, as_valid_topic, scoped_topic, valid_topic
+from bb_robot.gzsim.plugins import PluginError, PluginSettings, read_plugin, system_of
+from bb_robot.sdf.document import SdfModel
+
+if TYPE_CHECKING:
+    from bb_robot.sdf.loader import SdfLoadResult
 
 Interface = Literal["position", "velocity", "effort", "trajectory"]
 INTERFACES: tuple[Interface, ...] = ("position", "velocity", "effort", "trajectory")
 
+#: The message types the systems use (Gazebo Harmonic's names).
 DOUBLE = "gz.msgs.Double"
 ACTUATORS = "gz.msgs.Actuators"
 JOINT_TRAJECTORY = "gz.msgs.JointTrajectory"
@@ -68,154 +75,15 @@ FLOAT = "gz.msgs.Float"
 MODEL = "gz.msgs.Model"
 CLOCK = "gz.msgs.Clock"
 
-#: The gz-sim 8 systems this module knows, by class name (the last part of ``<plugin name>``).
-SYSTEMS = (
-    "JointPositionController",
-    "JointController",
-    "ApplyJointForce",
-    "JointTrajectoryController",
-    "JointStatePublisher",
-)
-#: The plugin library each system is in (``filename``), for plugins named in another way.
-_LIBRARIES = {
-    "joint-position-controller-system": "JointPositionController",
-    "joint-controller-system": "JointController",
-    "apply-joint-force-system": "ApplyJointForce",
-    "joint-trajectory-controller-system": "JointTrajectoryController",
-    "joint-state-publisher-system": "JointStatePublisher",
-}
 #: Joint types JointTrajectoryController enables (one actuated axis).
 _SINGLE_AXIS = frozenset({"revolute", "prismatic", "continuous", "gearbox"})
 
 
-class TopicError(ValueError):
-    """Topics cannot be derived (no world name for a model file, a malformed override, ...)."""
+class TopicError(BbRobotError, ValueError):
+    """Topics cannot be derived or overridden (a malformed override, a joint that is not driven, ...).
 
-
-# ------------------------------------------------------------------ gz-transport names
-def as_valid_topic(topic: str) -> str:
-    """gz-transport 13's ``TopicUtils::AsValidTopic``: ``""`` when no valid topic results."""
-    out: list[str] = []
-    i, n = 0, len(topic)
-    while i < n:
-        c = topic[i]
-        if c == " ":
-            out.append("_")
-        elif c in "@~":
-            pass
-        elif c == ":" and i + 1 < n and topic[i + 1] == "=":
-            i += 1
-        elif c == "/" and i + 1 < n and topic[i + 1] == "/":
-            i += 1
-        else:
-            out.append(c)
-        i += 1
-    valid = "".join(out)
-    if not valid or valid == "/" or any(bad in valid for bad in ("~", " ", "//", "@", ":=")):
-        return ""
-    return valid
-
-
-def absolute_topic(topic: str) -> str:
-    """The topic as it is on the wire for a node without namespace (``rotor_cmd`` → ``/rotor_cmd``;
-    a trailing ``/`` dropped), as ``TopicUtils::FullyQualifiedName`` forms it."""
-    if topic.endswith("/"):
-        topic = topic[:-1]
-    return topic if topic.startswith("/") else "/" + topic
-
-
-def _valid(topic: str) -> str:
-    """AsValidTopic, then the wire form; ``""`` if invalid."""
-    valid = as_valid_topic(topic)
-    return absolute_topic(valid) if valid else ""
-
-
-def scoped_topic(world: str, scoped_model: str) -> str:
-    """gz-sim's ``topicFromScopedName(model, ecm, false)``: ``/world/<world>/model/<a>/model/<b>``."""
-    parts = ["world", world]
-    for name in scoped_model.split("::"):
-        parts += ["model", name]
-    return _valid("/" + "/".join(parts))
-
-
-# ------------------------------------------------------------------ plugin settings
-def system_of(plugin: SdfPlugin) -> str | None:
-    """The gz-sim system a ``<plugin>`` loads (one of :data:`SYSTEMS`), or ``None``.
-
-    By class name (``gz::sim::systems::JointPositionController``, also the ``ignition::gazebo``
-    spelling gz-sim 8 still accepts), else by library file name.
+    The message names the parameter entry or topic concerned.
     """
-    cls = plugin.name.rsplit("::", 1)[-1].strip()
-    if cls in SYSTEMS:
-        return cls
-    library = plugin.filename.strip()
-    for suffix, system in _LIBRARIES.items():
-        stem = library.rsplit("/", 1)[-1]
-        stem = stem[3:] if stem.startswith("lib") else stem
-        stem = stem[:-3] if stem.endswith(".so") else stem
-        if stem.endswith(suffix) and stem[: -len(suffix)] in ("gz-sim-", "gz-sim8-", "ignition-gazebo-"):
-            # "joint-controller-system" is also the end of "joint-position-controller-system": the
-            # prefix check above makes the match exact.
-            return system
-    return None
-
-
-@dataclass(frozen=True)
-class PluginSettings:
-    """The child elements of a ``<plugin>`` (trimmed text, in order) and where it was written."""
-
-    system: str
-    values: Mapping[str, tuple[str, ...]]
-    where: str
-
-    def has(self, tag: str) -> bool:
-        return tag in self.values
-
-    def all(self, tag: str) -> tuple[str, ...]:
-        return self.values.get(tag, ())
-
-    def text(self, tag: str) -> str | None:
-        found = self.values.get(tag)
-        return found[0] if found else None
-
-    def flag(self, tag: str) -> bool:
-        """libsdformat's bool from a plugin element: ``true`` or ``1`` in any case; else false."""
-        value = self.text(tag)
-        return value is not None and value.lower() in ("true", "1")
-
-    def integer(self, tag: str, default: int) -> int:
-        """libsdformat's ``std::stoi`` reading (leading digits, ``0x`` hex, true/false); ``default``
-        when absent or unreadable."""
-        value = self.text(tag)
-        if value is None:
-            return default
-        lowered = value.lower()
-        if lowered in ("true", "false"):
-            return 1 if lowered == "true" else 0
-        try:
-            if lowered.startswith(("0x", "-0x", "+0x")):
-                return int(lowered, 16)
-            match = re.match(r"[+-]?\d+", value)
-            return int(match.group(0)) if match else default
-        except ValueError:
-            return default
-
-
-def read_plugin(plugin: SdfPlugin, system: str) -> PluginSettings:
-    """Parse a ``<plugin>``'s inner XML (raises :class:`TopicError` if it is not well-formed)."""
-    from bb_robot.urdf.errors import UrdfError
-    from bb_robot.urdf.xml_safe import parse_xml
-
-    where = str(plugin.where)
-    try:
-        root = parse_xml(f"<plugin>{plugin.xml}</plugin>", where)
-    except UrdfError as error:
-        raise TopicError(f"{where}: <plugin name='{plugin.name}'> cannot be read: {error}") from None
-    values: dict[str, list[str]] = {}
-    assert root is not None
-    for child in root.children:
-        values.setdefault(child.tag, []).append(child.text.strip())
-    return PluginSettings(system, {k: tuple(v) for k, v in values.items()}, where)
 
 
 # ------------------------------------------------------------------ results
@@ -273,9 +141,11 @@ class GazeboTopics:
         return next((c for c in self.commands if c.joint == joint and c.interface == interface), None)
 
     def interfaces(self, joint: str) -> tuple[Interface, ...]:
+        """The interfaces ``joint`` can be commanded through, in :data:`INTERFACES` order."""
         return tuple(i for i in INTERFACES if self.command(joint, i) is not None)
 
     def state_of(self, joint: str) -> StateTopic | None:
+        """The joint-state topic that reports ``joint`` (the first one found), or ``None``."""
         return next((s for s in self.states if joint in s.joints.values()), None)
 
     def describe(self) -> list[str]:
@@ -313,19 +183,28 @@ class _Context:
 
 
 def derive_topics(
-    result: Any,
+    result: SdfLoadResult,
     joints: Sequence[str] | None = None,
     *,
     world_name: str | None = None,
     model_name: str | None = None,
 ) -> GazeboTopics:
-    """The command, joint-state and clock topics of ``joints`` (default: ``result.joint_names``).
+    """The command, joint-state and clock topics of ``joints``.
 
-    ``result`` is an :class:`~bb_robot.sdf.loader.SdfLoadResult` of a world (or model) file.
-    ``world_name`` replaces the file's world name (required for a model file, which names no
-    world, to derive joint-state topics); ``model_name`` renames the top-level model as it was
-    spawned into Gazebo (``gz service .../create`` with another name).  Joints of the robot are
-    matched by their full scoped names (``result.scoped_names``).
+    Joints of the robot are matched by their full scoped names (``result.scoped_names``).  A
+    plugin whose settings cannot be read, a second controller of a joint and the like are
+    reported in :attr:`GazeboTopics.warnings`, not raised.
+
+    Args:
+        result: A world (or model) file as loaded by :func:`bb_robot.sdf.load_from_file`.
+        joints: The robot's joints to derive topics for (default: ``result.joint_names``).
+        world_name: Replaces the file's world name (required for a model file, which names no
+            world, to derive joint-state topics).
+        model_name: Renames the top-level model as it was spawned into Gazebo
+            (``gz service .../create`` with another name).
+
+    Returns:
+        Every derived topic, with the rule and plugin each came from.
     """
     document = result.document
     chosen = tuple(result.joint_names if joints is None else joints)
@@ -354,11 +233,11 @@ def derive_topics(
                 continue
             try:
                 settings = read_plugin(plugin, system)
-            except TopicError as error:
+            except PluginError as error:
                 ctx.warnings.append(str(error))
                 continue
             _HANDLERS[system](ctx, model, settings)
-    clock = _valid(f"/world/{world}/clock") if world else None
+    clock = valid_topic(f"/world/{world}/clock") if world else None
     _check_duplicates(ctx, chosen)
     return GazeboTopics(
         world=world,
@@ -453,15 +332,15 @@ def _controller(ctx: _Context, model: SdfModel, settings: PluginSettings) -> Non
     suffix = f"joint/{first}/{index}/cmd_pos" if position else f"joint/{first}/cmd_vel"
     if settings.has("topic"):
         written = settings.text("topic") or ""
-        topic, rule = _valid(written), f"<topic>{written}</topic>"
+        topic, rule = valid_topic(written), f"<topic>{written}</topic>"
     elif settings.has("sub_topic"):
         written = f"/model/{name}/{settings.text('sub_topic') or ''}"
-        topic, rule = _valid(written), "/model/<model name>/<sub_topic>"
+        topic, rule = valid_topic(written), "/model/<model name>/<sub_topic>"
     elif actuator is not None:
         topic, rule = "/actuators", "<use_actuator_msg>: /actuators"
     else:
         written = f"/model/{name}/{suffix}"
-        topic = _valid(written)
+        topic = valid_topic(written)
         rule = (
             "default /model/<model name>/joint/<joint_name>/<joint_index>/cmd_pos"
             if position
@@ -502,7 +381,7 @@ def _apply_force(ctx: _Context, model: SdfModel, settings: PluginSettings) -> No
     if joint is None:
         return
     name = ctx.gz_names[model.scoped_name]
-    topic = _valid(f"/model/{name}/joint/{first}/cmd_force")
+    topic = valid_topic(f"/model/{name}/joint/{first}/cmd_force")
     if not topic:
         ctx.warnings.append(f"{settings.where}: ApplyJointForce of {joint}: no valid topic")
         return
@@ -532,9 +411,9 @@ def _trajectory(ctx: _Context, model: SdfModel, settings: PluginSettings) -> Non
         names = [n for n, kind in own if kind in _SINGLE_AXIS]
     written = settings.text("topic") or ""
     if written:
-        topic, rule = _valid(written), f"<topic>{written}</topic>"
+        topic, rule = valid_topic(written), f"<topic>{written}</topic>"
     else:
-        topic = _valid(f"/model/{ctx.gz_names[model.scoped_name]}/joint_trajectory")
+        topic = valid_topic(f"/model/{ctx.gz_names[model.scoped_name]}/joint_trajectory")
         rule = "default /model/<model name>/joint_trajectory"
     for name in names:
         joint = ctx.robot_joint.get(f"{model.scoped_name}::{name}")
@@ -571,7 +450,7 @@ def _state(ctx: _Context, model: SdfModel, settings: PluginSettings) -> None:
     if not joints:
         return
     written = settings.text("topic")
-    topic = _valid(written) if written else ""
+    topic = valid_topic(written) if written else ""
     rule = f"<topic>{written}</topic>"
     if not topic:
         if written:
@@ -602,8 +481,18 @@ _HANDLERS = {
 
 # ------------------------------------------------------------------ overrides
 def parse_override(entry: str) -> tuple[str, str, int | None]:
-    """``"joint=/topic"`` (``gz.msgs.Double``) or ``"joint=/topic@N"`` (``gz.msgs.Actuators``,
-    index ``N``) → ``(joint, topic, N or None)``; :class:`TopicError` when malformed."""
+    """Read one entry of a ``gazebo.*_topics`` parameter.
+
+    Args:
+        entry: ``"joint=/topic"`` (``gz.msgs.Double``) or ``"joint=/topic@N"``
+            (``gz.msgs.Actuators``, index ``N``).
+
+    Returns:
+        ``(joint, topic, N or None)``.
+
+    Raises:
+        TopicError: The entry is malformed or its topic is not a valid gz-transport topic.
+    """
     joint, sep, rest = entry.partition("=")
     joint, rest = joint.strip(), rest.strip()
     if not sep or not joint or not rest:
@@ -636,6 +525,21 @@ def with_overrides(
     (a position override also replaces a trajectory route).  ``joint_state``: topics whose
     ``gz.msgs.Model`` report the joints under the robot's names; given, they replace the derived
     ones.  ``clock``: the ``gz.msgs.Clock`` topic.
+
+    Args:
+        topics: The derived topics.
+        position: ``joint=/topic[@N]`` entries for position commands.
+        velocity: ``joint=/topic[@N]`` entries for velocity commands.
+        effort: ``joint=/topic[@N]`` entries for effort commands.
+        joint_state: ``gz.msgs.Model`` topics.
+        clock: The ``gz.msgs.Clock`` topic (empty: the derived one).
+
+    Returns:
+        The topics with the overrides in place.
+
+    Raises:
+        TopicError: An entry is malformed, names a joint that is not driven, or a topic is
+            not valid.
     """
     commands = list(topics.commands)
     joints = set(topics.joints)
