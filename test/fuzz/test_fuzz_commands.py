@@ -82,7 +82,34 @@ points = st.builds(
 )
 
 
-@given(st.lists(joint_names, max_size=10) | st.just(list(NAMES)), st.lists(points, max_size=6), policies, st.booleans())
+@st.composite
+def near_valid(draw: st.DrawFn) -> list[TrajectoryPoint]:
+    """A trajectory that is valid but for what the draw changes: times, a value, a length."""
+    lower = np.nan_to_num(LIMITS.command_lower, neginf=-3.0)
+    upper = np.nan_to_num(LIMITS.command_upper, posinf=3.0)
+    count = draw(st.integers(1, 5))
+    times = np.cumsum([draw(st.floats(2.0, 10.0)) for _ in range(count)])
+    result, previous = [], np.clip(np.zeros(len(NAMES)), lower, upper)
+    for t in times:
+        steps = np.array([draw(st.floats(-0.5, 0.5)) for _ in NAMES])
+        previous = np.clip(previous + steps * (upper - lower) / 6, lower, upper)
+        result.append(TrajectoryPoint(float(t), [float(p) for p in previous]))
+    if draw(st.booleans()):  # spoil one thing
+        i = draw(st.integers(0, count - 1))
+        point = result[i]
+        spoiled = list(point.positions)
+        spoiled[draw(st.integers(0, len(NAMES) - 1))] = draw(values)
+        time = draw(st.sampled_from((point.time, -point.time, 0.0, 1e-12, 1e7))) if draw(st.booleans()) else point.time
+        result[i] = TrajectoryPoint(time, spoiled)
+    return result
+
+
+@given(
+    st.just(list(NAMES)) | st.lists(joint_names, max_size=10),
+    st.lists(points, max_size=6) | near_valid(),
+    policies,
+    st.booleans(),
+)
 def test_trajectories(names: list[str], trajectory: list[TrajectoryPoint], policy: str, partial: bool) -> None:
     options = TrajectoryOptions(limit_policy=policy, allow_partial_joints=partial)
     current = np.zeros(len(NAMES))
