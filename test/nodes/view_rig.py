@@ -1,0 +1,69 @@
+"""Helpers of the view node tests: a ROS package with a mesh, the view's URL, TF composition."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: The corpus's UR3e: real URDF whose visuals are package://ur_description/meshes/... files.
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+UR3E = CORPUS / "ur_description_ros2" / "ur3e.urdf"
+MESH_URI = "package://ur_description/meshes/ur3e/visual/base.dae"
+
+
+def make_mesh_package(prefix: Path) -> tuple[Path, bytes]:
+    """An ament prefix holding package ``ur_description`` with the mesh :data:`MESH_URI` names.
+
+    The corpus ships no meshes, so the file is made here: a small COLLADA document.
+    Returns the package's share directory and the mesh's bytes.
+    """
+    (prefix / "share" / "ament_index" / "resource_index" / "packages").mkdir(parents=True)
+    (prefix / "share" / "ament_index" / "resource_index" / "packages" / "ur_description").write_text("")
+    share = prefix / "share" / "ur_description"
+    mesh = share / "meshes" / "ur3e" / "visual" / "base.dae"
+    mesh.parent.mkdir(parents=True)
+    data = (
+        b'<?xml version="1.0"?>\n<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">'
+        b'<asset><unit meter="1"/><up_axis>Z_UP</up_axis></asset></COLLADA>\n'
+    )
+    mesh.write_bytes(data)
+    (share / "package.xml").write_text('<package format="3"><name>ur_description</name></package>\n')
+    return share, data
+
+
+def view_url(log: str) -> str:
+    """The ws:// URL the view node printed."""
+    match = re.search(r"Foxglove: open (ws://\S+)", log)
+    assert match, f"the view printed no URL:\n{log}"
+    return match.group(1)
+
+
+def transform_matrix(transform: Any) -> np.ndarray:
+    """4x4 matrix of a geometry_msgs/Transform (the unit quaternion's rotation matrix)."""
+    t, q = transform.translation, transform.rotation
+    x, y, z, w = q.x, q.y, q.z, q.w
+    matrix = np.eye(4)
+    matrix[:3, :3] = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ]
+    matrix[:3, 3] = [t.x, t.y, t.z]
+    return matrix
+
+
+def compose(transforms: Iterable[Any], root: str, frame: str) -> np.ndarray:
+    """The pose of ``frame`` in ``root`` from TransformStamped messages (parent → child edges)."""
+    parent_of = {t.child_frame_id: (t.header.frame_id, transform_matrix(t.transform)) for t in transforms}
+    pose = np.eye(4)
+    current = frame
+    while current != root:
+        assert current in parent_of, f"frame '{current}' has no parent in the received TF"
+        parent, matrix = parent_of[current]
+        pose = matrix @ pose
+        current = parent
+    return pose
