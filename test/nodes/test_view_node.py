@@ -218,3 +218,42 @@ def test_recording_holds_the_topics_schemas_and_counts(probe: Probe, start_node:
     assert counts["/tf"] == count and len(set(tf_stamps)) == count
     assert counts[f"{ns}/robot_description"] == 1 and counts["/tf_static"] == 1
     assert summary.statistics.message_count == sum(counts.values())
+
+
+def test_start_up_errors_exit_1_with_the_reason(start_node: StartNode, tmp_path: Path) -> None:
+    existing = tmp_path / "old.mcap"
+    existing.write_bytes(b"keep me")
+    view = start_view(start_node, "/view_err1", record=str(existing))
+    assert view.wait_for_exit() == 1
+    assert "exists" in view.log() and str(existing) in view.log()
+    assert existing.read_bytes() == b"keep me"
+    view = start_view(start_node, "/view_err2", serve=False)
+    assert view.wait_for_exit() == 1
+    assert "nothing to do" in view.log()
+
+
+def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: StartNode) -> None:
+    ns = "/view_churn"
+    start_robot(start_node, ns, driver=False)
+    view = start_view(start_node, ns)
+    url = view_url(view.wait_for_log("Foxglove: open"))
+    states = probe.node.create_publisher(JointState, f"{ns}/joint_states", VOLATILE)
+    view.wait_for_log(f"showing {ns}/joint_states")
+    watcher = FoxgloveTestClient(url)
+    try:
+        watcher.wait_for_topics(f"{ns}/joint_states")
+        watcher.subscribe(f"{ns}/joint_states")
+        for _ in range(3):  # clients that subscribe, then drop their TCP connection without a close handshake
+            gone = FoxgloveTestClient(url)
+            gone.wait_for_topics(f"{ns}/joint_states", "/tf")
+            gone.subscribe(f"{ns}/joint_states", "/tf")
+            gone.ws.socket.close()
+        for i in range(20):
+            states.publish(JointState(name=JOINTS, position=[0.01 * i] * 6))
+            probe.spin_for(0.01)
+        assert watcher.wait_for(lambda: len(watcher.received(f"{ns}/joint_states")) == 20), len(
+            watcher.received(f"{ns}/joint_states")
+        )
+        assert view.alive(), view.log()
+    finally:
+        watcher.close()
