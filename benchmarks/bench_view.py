@@ -58,6 +58,14 @@ class Phase:
     driver_cpu: float
     received: int
     seconds: float
+    steal: float
+    load: str
+
+
+def _cpu_times() -> tuple[float, float]:
+    """(all, steal) jiffies of the machine from /proc/stat: how much CPU the hypervisor took away."""
+    fields = [float(v) for v in Path("/proc/stat").read_text().splitlines()[0].split()[1:]]
+    return sum(fields[:8]), fields[7] if len(fields) > 7 else 0.0
 
 
 def _statuses(diagnostics: list[Any], since: float) -> list[dict[str, str]]:
@@ -130,9 +138,11 @@ def run(seconds: float, domain: int) -> tuple[list[Phase], str, str]:
             first = _statuses(diagnostics, 0.0)[-1]
             cpu0 = (view.cpu_seconds(), driver.cpu_seconds())
             received0 = sum(len(c.messages) for c in clients)
+            machine0 = _cpu_times()
             started = time.monotonic()
             spin(seconds)
             elapsed = time.monotonic() - started
+            machine1 = _cpu_times()
             statuses = _statuses(diagnostics, start_wall + 4.5)  # windows wholly inside this phase
             last = statuses[-1] if statuses else _statuses(diagnostics, 0.0)[-1]
             return Phase(
@@ -145,6 +155,8 @@ def run(seconds: float, domain: int) -> tuple[list[Phase], str, str]:
                 (driver.cpu_seconds() - cpu0[1]) / elapsed,
                 sum(len(c.messages) for c in clients) - received0,
                 elapsed,
+                (machine1[1] - machine0[1]) / max(machine1[0] - machine0[0], 1.0),
+                _common.load_average(),
             )
 
         phases.append(measure("0 clients"))
@@ -171,40 +183,47 @@ def run(seconds: float, domain: int) -> tuple[list[Phase], str, str]:
     return phases, scheduling, view_alive
 
 
-def report(phases: list[Phase], seconds: float, scheduling: str, view_alive: str, machine: str) -> str:
+def report(runs: list[tuple[list[Phase], str, str]], seconds: float, machine: str, load_before: str) -> str:
     rows = [
         (
-            p.label,
+            f"{number}: {p.label}",
             f"{statistics.median(p.lag_p99):.3f} ms" if p.lag_p99 else "—",
             f"{p.lag_max:.3f} ms",
             f"{p.skipped} of {p.cycles}",
             f"{p.view_cpu * 100:.0f} %",
             f"{p.driver_cpu * 100:.0f} %",
             f"{p.received / p.seconds:.0f}/s" if p.received else "0",
+            f"{p.load} / {p.steal * 100:.0f} %",
         )
+        for number, (phases, _, _) in enumerate(runs, start=1)
         for p in phases
     ]
+    scheduling = ", ".join(sorted({r[1] for r in runs}))
+    alive = "; ".join(f"run {n}: {r[2]}" for n, r in enumerate(runs, start=1))
     table = _common.markdown_table(
         [
-            "phase",
+            "run: phase",
             "driver lag p99 (median)",
             "driver lag max",
             "skipped cycles",
             "view CPU",
             "driver CPU",
             "messages to the clients",
+            "load average / CPU steal",
         ],
         rows,
-        "lrrrrrr",
+        "lrrrrrrr",
     )
     return "\n".join(
         [
             "## View node: the driver's loop with Foxglove clients (`benchmarks/bench_view.py`)",
             "",
-            f"Run {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC ({seconds:.0f} s per phase).",
+            f"Run {time.strftime('%Y-%m-%d %H:%M', time.gmtime())} UTC: {len(runs)} run(s) of three phases, "
+            f"{seconds:.0f} s each.",
             "",
-            f"Machine: {machine}. **The machine is shared** (up to 8 engineers on 2 cores): the load average "
-            "is given before and after, and the absolute numbers move with it; the phases of one run share it.",
+            f"Machine: {machine}. **The machine is shared** (up to 8 engineers on 2 cores; load average "
+            f"{load_before} before this benchmark started its processes): the load and the CPU steal are given "
+            "per phase, and the absolute numbers move with them.",
             "",
             "Description node, driver (bundled arm, simulator, loop 500 Hz, `joint_states` 100 Hz) and view "
             "node each run as a process, as `bb-robot up --view` starts them; the clients are the tests' "
@@ -212,11 +231,13 @@ def report(phases: list[Phase], seconds: float, scheduling: str, view_alive: str
             "`robot_description`, `/diagnostics`, the tip pose, the serial manipulator, the arm state). *lag*: "
             "how late a driver cycle starts against its grid, from the driver's `/diagnostics` (each status "
             "covers its last 2,047 cycles; the median of the p99s and the largest max seen in the phase); "
-            f"*CPU*: user + system time per second of the phase (100 % = one core). Driver loop: {scheduling}.",
+            "*CPU*: user + system time per second of the phase (100 % = one core); *load average / CPU steal*: "
+            "the machine's 1-minute load at the end of the phase and the share of its CPU time the hypervisor "
+            f"took (`/proc/stat`) during it. Driver loop: {scheduling}.",
             "",
             table,
             "",
-            f"After the clients dropped: {view_alive}. Load average at the end: {_common.load_average()}.",
+            f"After the clients dropped: {alive}. Load average at the end: {_common.load_average()}.",
         ]
     )
 
@@ -224,13 +245,14 @@ def report(phases: list[Phase], seconds: float, scheduling: str, view_alive: str
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s phases instead of 30 s")
+    parser.add_argument("--runs", type=int, default=2, help="how many runs of the three phases (default 2)")
     parser.add_argument("--no-docs", action="store_true", help="print only; do not rewrite docs/benchmarks.md")
     args = parser.parse_args()
     seconds = 10.0 if args.quick else 30.0
     machine = _common.machine_summary(packages=("numpy", "foxglove-sdk"))
-    domain = random.randint(0, 101)
-    phases, scheduling, view_alive = run(seconds, domain)
-    text = report(phases, seconds, scheduling, view_alive, machine)
+    load_before = _common.load_average()
+    runs = [run(seconds, random.randint(0, 101)) for _ in range(max(1, args.runs))]
+    text = report(runs, seconds, machine, load_before)
     print(text)
     if not args.no_docs:
         page = _common.rewrite_doc_section(SECTION, text)

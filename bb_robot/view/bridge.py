@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import foxglove
+from foxglove.mcap import MCAPWriteOptions
 from foxglove.websocket import ServerListener
 
 from bb_robot.errors import BbRobotError
@@ -36,6 +37,8 @@ if TYPE_CHECKING:
 
 #: What the server calls itself in its serverInfo message.
 SERVER_NAME = "bb_robot"
+#: The MCAP profile of ROS 2 recordings (cdr messages, ros2msg schemas), what rosbag2 writes.
+MCAP_PROFILE = "ros2"
 #: Messages buffered per client before its oldest data is dropped.
 CLIENT_BACKLOG = 1024
 
@@ -92,7 +95,9 @@ class FoxgloveBridge:
             if options.record.exists():
                 raise ViewError(f"record '{options.record}': the file exists; give a new name (nothing is overwritten)")
             try:
-                self._writer = foxglove.open_mcap(options.record, context=self._record)
+                self._writer = foxglove.open_mcap(
+                    options.record, context=self._record, writer_options=MCAPWriteOptions(profile=MCAP_PROFILE)
+                )
             except Exception as error:  # noqa: BLE001 - the SDK raises its own error types
                 raise ViewError(f"record '{options.record}': cannot create the MCAP file: {error}") from error
         if options.serve:

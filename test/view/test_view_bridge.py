@@ -42,6 +42,7 @@ def test_recording_only_holds_what_was_published_once_with_schemas(tmp_path: Pat
 
     with record.open("rb") as stream:
         reader = make_reader(stream)
+        assert reader.get_header().profile == "ros2"
         summary = reader.get_summary()
         assert summary is not None
         channels = {c.id: c for c in summary.channels.values()}
