@@ -16,14 +16,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import rclpy
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from bb_robot.description.parameters import default_model_dirs
 from bb_robot.errors import BbRobotError
+from bb_robot.nodes.spin import spin_node
 from bb_robot.view.assets import AssetResolver
 from bb_robot.view.bridge import FoxgloveBridge, ViewOptions
 from bb_robot.view.parameters import PARAMETERS, ViewParameter
@@ -193,9 +192,10 @@ class ViewNode(Node):
             self._reported.add(text)
             self.get_logger().warning(text)
 
-    def close(self) -> None:
-        """Stop the server and finish the recording."""
+    def destroy_node(self) -> None:
+        """Stop the server and finish the recording, then destroy the node."""
         self._bridge.close()
+        super().destroy_node()
 
 
 def _is_loopback(host: str) -> bool:
@@ -208,23 +208,8 @@ def _is_loopback(host: str) -> bool:
 
 
 def main(args: Sequence[str] | None = None) -> int:
-    """Run the node until SIGINT or SIGTERM; exit status 1 when it cannot start."""
-    rclpy.init(args=None if args is None else list(args))
-    node: ViewNode | None = None
-    try:
-        node = ViewNode()
-        rclpy.spin(node)
-    except StartupError as error:
-        rclpy.logging.get_logger(NODE_NAME).fatal(f"cannot start: {error}")
-        return 1
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.close()
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    """Run the node until SIGINT or SIGTERM (the recording is then finished); exit status 1 when it cannot start."""
+    return spin_node(ViewNode, NODE_NAME, (StartupError,), args)
 
 
 if __name__ == "__main__":

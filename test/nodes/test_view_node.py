@@ -17,13 +17,14 @@ pytest.importorskip("foxglove", reason="foxglove-sdk is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
 
 from conftest import TIMEOUT, NodeProcess, Probe  # noqa: E402
+from description_oracle import compose, edges  # noqa: E402
 from foxglove_client import FoxgloveTestClient  # noqa: E402
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-from view_rig import MESH_URI, UR3E, compose, make_mesh_package, view_url  # noqa: E402
+from view_rig import MESH_URI, UR3E, make_mesh_package, view_url  # noqa: E402
 
 from bb_robot.model.kinematics import ForwardKinematics  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
@@ -122,7 +123,7 @@ def test_independent_client_sees_the_arm_move_fetches_a_mesh_and_a_late_client_g
         robot = load_urdf(UR3E)
         q = dict(zip(state.name, state.position, strict=True))
         expected = ForwardKinematics(robot).poses(q)["tool0"]
-        seen = compose(statics + tf_for_state(), robot.root_link, "tool0")
+        seen = compose(edges(statics + tf_for_state()), robot.root_link)["tool0"]
         np.testing.assert_allclose(seen, expected, atol=1e-9)
         assert not np.allclose(expected, ForwardKinematics(robot).poses({j: 0.0 for j in JOINTS})["tool0"])
 

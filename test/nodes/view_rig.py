@@ -1,13 +1,12 @@
-"""Helpers of the view node tests: a ROS package with a mesh, the view's URL, TF composition."""
+"""Helpers of the view node tests: a ROS package with a mesh and the view's URL.
+
+(TF messages are composed with description_oracle's ``edges`` and ``compose``.)
+"""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
-
-import numpy as np
 
 #: The corpus's UR3e: real URDF whose visuals are package://ur_description/meshes/... files.
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
@@ -40,30 +39,3 @@ def view_url(log: str) -> str:
     match = re.search(r"Foxglove: open (ws://\S+)", log)
     assert match, f"the view printed no URL:\n{log}"
     return match.group(1)
-
-
-def transform_matrix(transform: Any) -> np.ndarray:
-    """4x4 matrix of a geometry_msgs/Transform (the unit quaternion's rotation matrix)."""
-    t, q = transform.translation, transform.rotation
-    x, y, z, w = q.x, q.y, q.z, q.w
-    matrix = np.eye(4)
-    matrix[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ]
-    matrix[:3, 3] = [t.x, t.y, t.z]
-    return matrix
-
-
-def compose(transforms: Iterable[Any], root: str, frame: str) -> np.ndarray:
-    """The pose of ``frame`` in ``root`` from TransformStamped messages (parent → child edges)."""
-    parent_of = {t.child_frame_id: (t.header.frame_id, transform_matrix(t.transform)) for t in transforms}
-    pose = np.eye(4)
-    current = frame
-    while current != root:
-        assert current in parent_of, f"frame '{current}' has no parent in the received TF"
-        parent, matrix = parent_of[current]
-        pose = matrix @ pose
-        current = parent
-    return pose
