@@ -105,12 +105,17 @@ class ViewNode(Node):
         )
         if not options.serve and options.record is None:
             raise StartupError("serve is false and record is empty: nothing to do")
+        self._wanted: list[str] = []
+        for topic in value("topics").value or ():
+            try:
+                self._wanted.append(self.resolve_topic_name(topic))
+            except Exception as error:  # noqa: BLE001 - rclpy's name validation errors
+                raise StartupError(f"topics: '{topic}' is not a valid ROS topic name ({error})") from None
         self._assets = AssetResolver(tuple(value("model_dirs").value or ()))
         try:
             self._bridge = FoxgloveBridge(options, self._assets.fetch)
         except BbRobotError as error:
             raise StartupError(str(error)) from None
-        self._wanted = [self.resolve_topic_name(t) for t in value("topics").value or ()]
         self._subscriptions_by_topic: dict[str, Any] = {}
         self._reported: set[str] = set()
         self._announce(options)

@@ -231,6 +231,9 @@ def test_start_up_errors_exit_1_with_the_reason(start_node: StartNode, tmp_path:
     view = start_view(start_node, "/view_err2", serve=False)
     assert view.wait_for_exit() == 1
     assert "nothing to do" in view.log()
+    view = start_view(start_node, "/view_err3", topics=["/tf", "bad topic!"])
+    assert view.wait_for_exit() == 1
+    assert "'bad topic!' is not a valid ROS topic name" in view.log()
 
 
 def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: StartNode) -> None:
