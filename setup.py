@@ -59,6 +59,8 @@ setup(
             f"description = {PACKAGE}.nodes.description:main",
             # `ros2 run bb_robot driver`: joint commands in, a backend moved, joint states out.
             f"driver = {PACKAGE}.nodes.driver:main",
+            # `ros2 run bb_robot view`: the running robot served to Foxglove, and MCAP recordings.
+            f"view = {PACKAGE}.nodes.view:main",
             # `ros2 run bb_robot servo_bridge`: simulated servos for the driver's actuators backend.
             f"servo_bridge = {PACKAGE}.examples.servo_bridge:main",
         ]

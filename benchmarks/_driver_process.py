@@ -123,11 +123,17 @@ def start_driver(
     domain: int,
     extra_pythonpath: Iterable[Path | str] = (),
     extra_env: Mapping[str, str] | None = None,
+    module: str = "bb_robot.nodes.driver",
+    name: str = "driver",
+    namespace: str | None = None,
 ) -> DriverProcess:
     """Start ``python -m bb_robot.nodes.driver`` with ``parameters`` for every node (``/**``).
 
-    In ``workdir`` it writes ``params.yaml`` (JSON, which is YAML) and the node's log
-    ``driver.log``.  The child's environment is this process's with ``ROS_DOMAIN_ID=domain``,
+    ``module`` starts another node the same way (e.g. ``bb_robot.nodes.view``), ``name`` names
+    its files (``driver``) and ``namespace`` puts it beside an earlier one (default: a new one).
+    In ``workdir`` it writes ``params.yaml`` (``<name>_params.yaml`` for another ``name``; JSON,
+    which is YAML) and the node's log ``<name>.log``.  The child's environment is this process's
+    with ``ROS_DOMAIN_ID=domain``,
     ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, ``RCUTILS_LOGGING_BUFFERED_STREAM=0``, the
     repository root and ``extra_pythonpath`` before the ``PYTHONPATH``, ``ROS_LOG_DIR``
     ``<workdir>/ros_log`` unless set, and then ``extra_env``.  This process joins the same
@@ -136,7 +142,7 @@ def start_driver(
 
     Returns the running :class:`DriverProcess`, its namespace ``/bench<random>``.
     """
-    params = workdir / "params.yaml"
+    params = workdir / ("params.yaml" if name == "driver" else f"{name}_params.yaml")
     params.write_text(json.dumps({"/**": {"ros__parameters": dict(parameters)}}))
     env = dict(os.environ)
     env.update(
@@ -149,13 +155,12 @@ def start_driver(
     )
     env.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
     env.update(extra_env or {})
-    namespace = f"/bench{random.randrange(1 << 30)}"
-    log_path = workdir / "driver.log"
+    namespace = namespace or f"/bench{random.randrange(1 << 30)}"
+    log_path = workdir / f"{name}.log"
     log = open(log_path, "wb")  # noqa: SIM115 - closed by DriverProcess.stop
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", "bb_robot.nodes.driver", "--ros-args", "-r", f"__ns:={namespace}"]
-            + ["--params-file", str(params)],
+            [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"] + ["--params-file", str(params)],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

@@ -15,11 +15,9 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-import rclpy
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.event_handler import PublisherEventCallbacks
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
@@ -31,6 +29,7 @@ from bb_robot.description.sources import LoadedModel, load_description_text, loa
 from bb_robot.description.throttle import WarningThrottle
 from bb_robot.description.timing import process_age
 from bb_robot.errors import BbRobotError
+from bb_robot.nodes.spin import spin_node
 
 if TYPE_CHECKING:
     from bb_robot.description.core import JointStateTf, PreparedModel
@@ -496,21 +495,7 @@ class DescriptionNode(Node):
 
 def main(args: Sequence[str] | None = None) -> int:
     """Run the node until SIGINT or SIGTERM; exit status 1 when it cannot start."""
-    rclpy.init(args=None if args is None else list(args))
-    node: DescriptionNode | None = None
-    try:
-        node = DescriptionNode()
-        rclpy.spin(node)
-    except StartupError as error:
-        rclpy.logging.get_logger(NODE_NAME).fatal(f"cannot start: {error}")
-        return 1
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0
+    return spin_node(DescriptionNode, NODE_NAME, (StartupError,), args)
 
 
 if __name__ == "__main__":

@@ -91,10 +91,12 @@ class NodeProcess:
     ) -> None:
         self.namespace = namespace
         self.name = f"{namespace}/{node}"
-        params_file = directory / f"{namespace.strip('/').replace('/', '_')}_params.yaml"
+        # Named by namespace and node, so that several nodes can share a namespace.
+        stem = f"{namespace.strip('/').replace('/', '_')}_{node}"
+        params_file = directory / f"{stem}_params.yaml"
         # JSON is YAML: every string is quoted and escaped, whatever it holds.
         params_file.write_text(json.dumps({"/**": {"ros__parameters": parameters}}))
-        self.log_path = directory / f"{namespace.strip('/').replace('/', '_')}.log"
+        self.log_path = directory / f"{stem}.log"
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), *pythonpath, env.get("PYTHONPATH", "")) if p)
         env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
