@@ -67,7 +67,7 @@ from bb_robot.model.geometry import Collision, Inertial, Origin, Visual
 from bb_robot.model.robot import Dynamics, Joint, JointLimits, JointType, Link, Mimic, Robot
 from bb_robot.model.serial import STRICT_AXIS_TOLERANCE
 from bb_robot.model.transforms import Matrix, matrix_to_rpy
-from bb_robot.sdf.document import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
+from bb_robot.sdf.elements import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
 from bb_robot.sdf.errors import FrameError, ScopeError, UnsupportedSdfError, listing
 from bb_robot.sdf.frames import WORLD, FrameGraph, ResolvedModel, join
 

@@ -46,7 +46,7 @@ from typing import Literal
 import numpy as np
 
 from bb_robot.model.transforms import Matrix
-from bb_robot.sdf.document import PoseSpec, SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
+from bb_robot.sdf.elements import PoseSpec, SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
 from bb_robot.sdf.errors import FrameError, FrameProblem, listing
 
 FrameKind = Literal["world", "model", "link", "joint", "frame"]

@@ -26,8 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from bb_robot.sdf.errors import IncludeError
-from bb_robot.urdf.errors import UrdfError
-from bb_robot.urdf.xml_safe import Node, parse_xml, read_document
+from bb_robot.xmlsafe import Node, XmlError, parse_xml, read_document
 
 #: The newest SDFormat version this loader reads.
 SUPPORTED_VERSION: tuple[int, int] = (1, 12)
@@ -174,7 +173,7 @@ def resolve_include(
 def _read_config(path: Path, uri: str, source: str | None, line: int | None) -> Node:
     try:
         root = parse_xml(read_document(path), str(path))
-    except UrdfError as error:
+    except XmlError as error:
         raise IncludeError(
             f"the model directory's {path.name} cannot be read: {error.problem}",
             kind="bad_config",

@@ -16,18 +16,26 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bb_robot.errors import BbRobotError
+from bb_robot.xmlsafe import errors as xml_errors
+from bb_robot.xmlsafe.errors import STRING_SOURCE, where
 
-STRING_SOURCE = "<string>"
-
-
-def where(source: str | None, line: int | None, column: int | None = None) -> str:
-    """``file:line:column`` (or ``<string>:line``) as compilers print it."""
-    text = source if source is not None else STRING_SOURCE
-    if line is not None:
-        text += f":{line}"
-        if column is not None:
-            text += f":{column}"
-    return text
+__all__ = [
+    "STRING_SOURCE",
+    "DocumentTooLargeError",
+    "DuplicateNameError",
+    "EmptyDocumentError",
+    "InvalidValueError",
+    "MissingAttributeError",
+    "MissingElementError",
+    "NotUrdfError",
+    "UnknownJointTypeError",
+    "UnsafeXmlError",
+    "UrdfError",
+    "UrdfFileError",
+    "XacroError",
+    "XmlSyntaxError",
+    "where",
+]
 
 
 class UrdfError(BbRobotError):
@@ -131,7 +139,7 @@ class XmlSyntaxError(UrdfError):
             source=source,
             line=line,
             column=column,
-            hint=("Fix the XML at that position (a tag not closed, a stray '<' or '&', a truncated file)."),
+            hint=xml_errors.XmlSyntaxError.SYNTAX_HINT,
         )
 
 
@@ -145,7 +153,7 @@ class UnsafeXmlError(UrdfError):
             "(they can expand without bound or read other files)",
             source=source,
             line=line,
-            hint="Remove the <!DOCTYPE ...> block and write the values out in full.",
+            hint=xml_errors.UnsafeXmlError.UNSAFE_HINT,
         )
 
 
@@ -217,11 +225,12 @@ class MissingElementError(UrdfError):
         )
 
 
-class InvalidValueError(UrdfError):
+class InvalidValueError(UrdfError, xml_errors.InvalidValueError):
     """A value cannot be used: not a number, wrong count, NaN/inf, zero-length axis.
 
     ``element``, ``attribute`` (``None`` for element text) and ``value`` say where,
-    ``expected`` what was wanted.
+    ``expected`` what was wanted.  It is also a :class:`bb_robot.xmlsafe.InvalidValueError`,
+    the base it shares with the SDF parser's error of that name.
     """
 
     def __init__(
