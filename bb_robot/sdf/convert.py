@@ -69,6 +69,7 @@ from bb_robot.model.serial import STRICT_AXIS_TOLERANCE
 from bb_robot.model.transforms import Matrix, matrix_to_rpy
 from bb_robot.sdf.elements import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
 from bb_robot.sdf.errors import FrameError, ScopeError, UnsupportedSdfError, listing
+from bb_robot.sdf.frame_build import inverse_transform
 from bb_robot.sdf.frames import WORLD, FrameGraph, ResolvedModel, join
 
 #: Position limits at or beyond this magnitude mean "unbounded" (SDF's default before 1.10 is ±1e16).
@@ -205,14 +206,6 @@ def _origin(transform: Matrix) -> Origin:
     return Origin((float(t[0]), float(t[1]), float(t[2])), matrix_to_rpy(transform[:3, :3]))
 
 
-def _inverse(transform: Matrix) -> Matrix:
-    inverse = np.eye(4)
-    rotation = transform[:3, :3].T
-    inverse[:3, :3] = rotation
-    inverse[:3, 3] = -rotation @ transform[:3, 3]
-    return inverse
-
-
 def _limits(joint: SdfJoint, axis: SdfAxis | None) -> JointLimits | None:
     if joint.type == "fixed" or axis is None:
         return None
@@ -247,7 +240,7 @@ class _Converter:
         self.floating: list[str] = []
         self.need_world = False
         self.directories: dict[str, Path | None] = {}
-        self.world_pose = _inverse(self.graph.world_pose(self.scope, "model"))
+        self.world_pose = inverse_transform(self.graph.world_pose(self.scope, "model"))
 
     def rel(self, key: str) -> str:
         return WORLD if key == WORLD else self.view.relative(key)
@@ -361,7 +354,7 @@ class _Converter:
             else None
         )
         if jtype == "fixed":
-            self.joints.append(Joint(name, "fixed", parent, child, _origin(_inverse(x_parent) @ x_child)))
+            self.joints.append(Joint(name, "fixed", parent, child, _origin(inverse_transform(x_parent) @ x_child)))
             return
         axis_joint = np.array(self.graph.axis_in_joint(key))
         axis_model = x_joint[:3, :3] @ axis_joint
@@ -382,14 +375,14 @@ class _Converter:
                     jtype,
                     parent,
                     name,
-                    _origin(_inverse(x_parent) @ x_joint),
+                    _origin(inverse_transform(x_parent) @ x_joint),
                     _vec(axis_joint),
                     limits,
                     dynamics,
                     mimic,
                 )
             )
-            self.joints.append(Joint(child, "fixed", name, child, _origin(_inverse(x_joint) @ x_child)))
+            self.joints.append(Joint(child, "fixed", name, child, _origin(inverse_transform(x_joint) @ x_child)))
             return
         self.joints.append(
             Joint(
@@ -397,7 +390,7 @@ class _Converter:
                 jtype,
                 parent,
                 child,
-                _origin(_inverse(x_parent) @ x_child),
+                _origin(inverse_transform(x_parent) @ x_child),
                 _vec(axis_child),
                 limits,
                 dynamics,
@@ -451,7 +444,9 @@ class _Converter:
         # joints once every frame link exists (a frame may be attached to a later one)
         for name, parent in pending:
             x_parent = self.poses[parent] if parent != WORLD else self.world_pose
-            self.joints.append(Joint(name, "fixed", parent, name, _origin(_inverse(x_parent) @ self.poses[name])))
+            self.joints.append(
+                Joint(name, "fixed", parent, name, _origin(inverse_transform(x_parent) @ self.poses[name]))
+            )
 
     def add_nested_model_names(self) -> None:
         for sub in self.model.walk():
@@ -484,7 +479,7 @@ class _Converter:
         free = [r for r in roots if r != main]
         for name in free:
             self.joints.append(
-                Joint(name, "floating", main, name, _origin(_inverse(self.poses[main]) @ self.poses[name]))
+                Joint(name, "floating", main, name, _origin(inverse_transform(self.poses[main]) @ self.poses[name]))
             )
             self.floating.append(name)
         if free:
