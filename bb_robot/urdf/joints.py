@@ -10,8 +10,6 @@ from .reading import X_AXIS, ElementReader
 from .xml_safe import Node
 
 _JOINT_TYPES: dict[str, ir.JointType] = {kind: kind for kind in ir.JOINT_TYPES}
-_AXIS_TYPES = frozenset(("revolute", "continuous", "prismatic", "planar"))
-_BOUNDED_TYPES = frozenset(("revolute", "prismatic"))
 _ONCE_IN_JOINT = frozenset({"origin", "axis", "limit", "dynamics", "mimic", "safety_controller"})
 
 
@@ -124,7 +122,7 @@ class JointReader(ElementReader):
             )
 
         axis: ir.Vec3 | None = None
-        if joint_type in _AXIS_TYPES:
+        if joint_type in ir.AXIS_TYPES:
             axis = X_AXIS
             if axis_node is not None:
                 written = self.vec3(axis_node, "xyz", owner)
@@ -143,7 +141,7 @@ class JointReader(ElementReader):
                         )
                     axis = written
 
-        if joint_type in _BOUNDED_TYPES:
+        if joint_type in ir.BOUNDED_TYPES:
             if limit is None:
                 self.warn(
                     node.line,

@@ -15,7 +15,6 @@ _ONCE_IN_LINK = frozenset({"inertial"})
 _ONCE_IN_VISUAL = frozenset({"origin", "geometry", "material"})
 _ONCE_IN_COLLISION = frozenset({"origin", "geometry"})
 _ONCE_IN_INERTIAL = frozenset({"origin", "mass", "inertia"})
-_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 class LinkReader(ElementReader):
@@ -289,7 +288,7 @@ class LinkReader(ElementReader):
     def inertia(self, node: Node, owner: str) -> ir.Inertia:
         values: dict[str, float] = {}
         absent: list[str] = []
-        for key in _INERTIA_KEYS:
+        for key in ir.INERTIA_KEYS:
             value = self.number(node, key, owner)
             if value is None:
                 absent.append(key)
