@@ -20,26 +20,8 @@ from typing import Literal
 
 from bb_robot.errors import BbRobotError
 from bb_robot.xmlsafe import errors as xml_errors
-from bb_robot.xmlsafe.errors import STRING_SOURCE, where
-
-__all__ = [
-    "STRING_SOURCE",
-    "FrameError",
-    "FrameProblem",
-    "IncludeError",
-    "IncludeProblem",
-    "InvalidValueError",
-    "ScopeError",
-    "ScopeProblem",
-    "SdfError",
-    "SdfFileError",
-    "SdfStructureError",
-    "SdfSyntaxError",
-    "UnsafeSdfError",
-    "UnsupportedSdfError",
-    "listing",
-    "where",
-]
+from bb_robot.xmlsafe.errors import STRING_SOURCE as STRING_SOURCE
+from bb_robot.xmlsafe.errors import where as where
 
 
 def listing(names: Sequence[str], limit: int = 12) -> str:

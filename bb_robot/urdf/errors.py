@@ -17,25 +17,8 @@ from collections.abc import Sequence
 
 from bb_robot.errors import BbRobotError
 from bb_robot.xmlsafe import errors as xml_errors
-from bb_robot.xmlsafe.errors import STRING_SOURCE, where
-
-__all__ = [
-    "STRING_SOURCE",
-    "DocumentTooLargeError",
-    "DuplicateNameError",
-    "EmptyDocumentError",
-    "InvalidValueError",
-    "MissingAttributeError",
-    "MissingElementError",
-    "NotUrdfError",
-    "UnknownJointTypeError",
-    "UnsafeXmlError",
-    "UrdfError",
-    "UrdfFileError",
-    "XacroError",
-    "XmlSyntaxError",
-    "where",
-]
+from bb_robot.xmlsafe.errors import STRING_SOURCE as STRING_SOURCE
+from bb_robot.xmlsafe.errors import where as where
 
 
 class UrdfError(BbRobotError):
@@ -110,8 +93,7 @@ class DocumentTooLargeError(UrdfError):
         self.size = size
         self.limit = limit
         super().__init__(
-            f"the document is larger than the {limit // (1024 * 1024)} MiB limit "
-            f"({'more than ' if size > limit else ''}{size} bytes)",
+            xml_errors.DocumentTooLargeError.describe(size, limit),
             source=source,
             hint="A URDF is normally well under 1 MiB; check that this is the right file.",
         )
@@ -122,7 +104,7 @@ class EmptyDocumentError(UrdfError):
 
     def __init__(self, *, source: str | None) -> None:
         super().__init__(
-            "the document is empty (no XML element)",
+            xml_errors.EmptyDocumentError.PROBLEM,
             source=source,
             hint='Give a URDF file whose root element is <robot name="...">.',
         )
@@ -134,13 +116,8 @@ class XmlSyntaxError(UrdfError):
 
     def __init__(self, reason: str, *, source: str | None, line: int, column: int) -> None:
         self.reason = reason
-        super().__init__(
-            f"malformed XML: {reason}",
-            source=source,
-            line=line,
-            column=column,
-            hint=xml_errors.XmlSyntaxError.SYNTAX_HINT,
-        )
+        syntax = xml_errors.XmlSyntaxError
+        super().__init__(syntax.describe(reason), source=source, line=line, column=column, hint=syntax.SYNTAX_HINT)
 
 
 class UnsafeXmlError(UrdfError):
@@ -148,13 +125,8 @@ class UnsafeXmlError(UrdfError):
 
     def __init__(self, construct: str, *, source: str | None, line: int | None) -> None:
         self.construct = construct
-        super().__init__(
-            f"refused {construct}: document type definitions and entities are not allowed "
-            "(they can expand without bound or read other files)",
-            source=source,
-            line=line,
-            hint=xml_errors.UnsafeXmlError.UNSAFE_HINT,
-        )
+        unsafe = xml_errors.UnsafeXmlError
+        super().__init__(unsafe.describe(construct), source=source, line=line, hint=unsafe.UNSAFE_HINT)
 
 
 class NotUrdfError(UrdfError):

@@ -81,18 +81,27 @@ class DocumentTooLargeError(XmlError):
         self.size = size
         self.limit = limit
         super().__init__(
-            f"the document is larger than the {limit // (1024 * 1024)} MiB limit "
-            f"({'more than ' if size > limit else ''}{size} bytes)",
+            self.describe(size, limit),
             source=source,
             hint="A robot description is normally well under 1 MiB; check that this is the right file.",
+        )
+
+    @staticmethod
+    def describe(size: int, limit: int) -> str:
+        """The problem, for this error and the parsers' errors of the same kind."""
+        return (
+            f"the document is larger than the {limit // (1024 * 1024)} MiB limit "
+            f"({'more than ' if size > limit else ''}{size} bytes)"
         )
 
 
 class EmptyDocumentError(XmlError):
     """The input holds no XML element at all (empty, blanks or comments only)."""
 
+    PROBLEM = "the document is empty (no XML element)"
+
     def __init__(self, *, source: str | None) -> None:
-        super().__init__("the document is empty (no XML element)", source=source, hint="Give an XML document.")
+        super().__init__(self.PROBLEM, source=source, hint="Give an XML document.")
 
 
 class XmlSyntaxError(XmlError):
@@ -103,7 +112,12 @@ class XmlSyntaxError(XmlError):
 
     def __init__(self, reason: str, *, source: str | None, line: int, column: int) -> None:
         self.reason = reason
-        super().__init__(f"malformed XML: {reason}", source=source, line=line, column=column, hint=self.SYNTAX_HINT)
+        super().__init__(self.describe(reason), source=source, line=line, column=column, hint=self.SYNTAX_HINT)
+
+    @staticmethod
+    def describe(reason: str) -> str:
+        """The problem, for this error and the parsers' errors of the same kind."""
+        return f"malformed XML: {reason}"
 
 
 class UnsafeXmlError(XmlError):
@@ -113,12 +127,14 @@ class UnsafeXmlError(XmlError):
 
     def __init__(self, construct: str, *, source: str | None, line: int | None) -> None:
         self.construct = construct
-        super().__init__(
+        super().__init__(self.describe(construct), source=source, line=line, hint=self.UNSAFE_HINT)
+
+    @staticmethod
+    def describe(construct: str) -> str:
+        """The problem, for this error and the parsers' errors of the same kind."""
+        return (
             f"refused {construct}: document type definitions and entities are not allowed "
-            "(they can expand without bound or read other files)",
-            source=source,
-            line=line,
-            hint=self.UNSAFE_HINT,
+            "(they can expand without bound or read other files)"
         )
 
 
