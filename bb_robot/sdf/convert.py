@@ -95,7 +95,19 @@ def candidates(document: SdfDocument) -> list[SdfModel]:
 
 
 def select_model(document: SdfDocument, model_scope: str = "") -> tuple[SdfModel, tuple[str, ...]]:
-    """Return the kinematic model and warnings about the choice (see the module docstring)."""
+    """Choose the kinematic model of a document (the rules are in the module docstring).
+
+    Args:
+        document: The document.
+        model_scope: The scoped name of the model to take (``""``: choose).
+
+    Returns:
+        The model and warnings about the choice.
+
+    Raises:
+        ScopeError: ``model_scope`` names no model or one without links, no model
+            qualifies, or several tie.
+    """
     all_scopes = [m.scoped_name for m in document.models()]
     scope = model_scope.strip().strip(":")
     if scope:
@@ -526,7 +538,23 @@ def _vec(v: Sequence[float] | Matrix) -> tuple[float, float, float]:
 
 
 def convert_model(graph: FrameGraph, model: SdfModel | str, warnings: Sequence[str] = ()) -> ConvertedModel:
-    """Convert ``model`` (an :class:`SdfModel` of ``graph``'s document, or its scoped name) to a robot."""
+    """Convert a model of a resolved document to the robot model.
+
+    Args:
+        graph: The document's resolved frames.
+        model: An :class:`SdfModel` of ``graph``'s document, or its scoped name.
+        warnings: Warnings so far (kept in the result, before the conversion's own).
+
+    Returns:
+        The robot and its ties back to the SDF.
+
+    Raises:
+        ScopeError: ``model`` names no model.
+        UnsupportedSdfError: The model uses what the robot model cannot hold.
+        FrameError: A reference names nothing in the model, or a joint leaves the model or
+            connects a link to itself.
+        InvalidRobot: The robot model refuses the result.
+    """
     if isinstance(model, str):
         found = graph.document.find_model(model)
         if found is None:

@@ -124,9 +124,20 @@ def resolve_include(
 ) -> ResolvedUri:
     """Return the SDF file an ``<include><uri>`` stands for.
 
-    :raises IncludeError: ``kind="network"`` for http(s) URIs, ``"missing"`` (listing
-        the directories searched) when nothing exists, ``"bad_config"`` for a model
-        directory without a usable ``model.config``.
+    Args:
+        uri: The URI as written (``model://``, relative, absolute, ``file://``).
+        base_dir: The including file's directory (searched first), or ``None``.
+        directories: The resource directories searched next.
+        source: The including file, for errors.
+        line: The ``<uri>`` line, for errors.
+
+    Returns:
+        The file and the warnings of finding it.
+
+    Raises:
+        IncludeError: ``kind="network"`` for http(s) URIs, ``"missing"`` (listing
+            the directories searched) when nothing exists, ``"bad_config"`` for a model
+            directory without a usable ``model.config``.
     """
     scheme, _ = split_uri(uri)
     if not uri.strip():
