@@ -51,6 +51,7 @@ def _outer_xml(node: Node) -> str:
 
 
 def read_plugin(reader: ElementReader, node: Node, from_include: bool = False) -> SdfPlugin:
+    """Read a ``<plugin>``; its inner XML is kept as text (``from_include``: written in an ``<include>``)."""
     return SdfPlugin(
         name=node.attrib.get("name", ""),
         filename=node.attrib.get("filename", ""),
@@ -61,6 +62,22 @@ def read_plugin(reader: ElementReader, node: Node, from_include: bool = False) -
 
 
 def read_link(reader: ElementReader, node: Node, name: str, base_dir: Path | None, warnings: list[str]) -> SdfLink:
+    """Read a ``<link>`` called ``name``.
+
+    Args:
+        reader: The file's reader.
+        node: The element.
+        name: Its name (as the model records it).
+        base_dir: The directory of its file, where its relative mesh URIs start.
+        warnings: What is skipped or ignored is appended here.
+
+    Returns:
+        The link with its visuals, collisions and inertial (SDF's defaults where absent).
+
+    Raises:
+        SdfStructureError: A visual, collision or mesh misses what it needs.
+        InvalidValueError: A value that is not what SDFormat allows.
+    """
     owner = ("link", name)
     visuals = []
     for v in child_elements(node, "visual"):
@@ -121,6 +138,14 @@ def read_link(reader: ElementReader, node: Node, name: str, base_dir: Path | Non
 
 
 def read_axis(reader: ElementReader, node: Node | None, joint: str, which: str, warnings: list[str]) -> SdfAxis | None:
+    """Read a joint's ``<axis>`` or ``<axis2>`` (``which``); ``None`` when ``node`` is ``None``.
+
+    The direction is normalised; limits keep the defaults of the file's SDF version.
+
+    Raises:
+        InvalidValueError: A zero-length ``<xyz>`` or a value that is not a number.
+        SdfStructureError: A ``<mimic>`` without its ``joint`` attribute.
+    """
     if node is None:
         return None
     owner = ("joint", joint)
@@ -204,6 +229,12 @@ def read_axis(reader: ElementReader, node: Node | None, joint: str, which: str, 
 
 
 def read_joint(reader: ElementReader, node: Node, name: str, warnings: list[str]) -> SdfJoint:
+    """Read a ``<joint>`` called ``name``: type, parent, child, pose and axes.
+
+    Raises:
+        SdfStructureError: No type, ``<parent>`` or ``<child>``.
+        InvalidValueError: An unknown joint type, or a bad value in its pose or axes.
+    """
     jtype = node.attrib.get("type", "").strip().lower()
     if not jtype:
         raise SdfStructureError(
@@ -250,6 +281,7 @@ def read_joint(reader: ElementReader, node: Node, name: str, warnings: list[str]
 
 
 def read_frame(reader: ElementReader, node: Node, name: str) -> SdfFrame:
+    """Read a ``<frame>`` called ``name`` (``attached_to`` and pose as written)."""
     return SdfFrame(
         name,
         node.attrib.get("attached_to", "").strip(),

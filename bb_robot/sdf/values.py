@@ -40,9 +40,15 @@ class ElementReader:
         self.version = version
 
     def at(self, node: Node) -> Where:
+        """Where ``node`` was read: this file and its line."""
         return Where(self.source, node.line)
 
     def number(self, text: str, node: Node, owner: tuple[str, str], *, finite: bool = True) -> float:
+        """Read ``text`` (of ``node``, which belongs to ``owner``: kind and name) as a number.
+
+        Raises:
+            InvalidValueError: Not a number, or (with ``finite``) NaN or infinite.
+        """
         token = text.strip()
         try:
             value = float(token)
@@ -69,6 +75,11 @@ class ElementReader:
         return value
 
     def numbers(self, node: Node, counts: Sequence[int], owner: tuple[str, str]) -> list[float]:
+        """Read the text of ``node`` as one of ``counts`` finite numbers.
+
+        Raises:
+            InvalidValueError: Another count, or a value that is not a finite number.
+        """
         tokens = node.text.split()
         if len(tokens) not in counts:
             wanted = " or ".join(str(c) for c in counts)
@@ -84,12 +95,18 @@ class ElementReader:
         return [self.number(t, node, owner) for t in tokens]
 
     def child_number(self, node: Node, tag: str, default: float, owner: tuple[str, str], *, finite: bool) -> float:
+        """Read the child element ``tag`` of ``node`` as a number; ``default`` when it is absent or empty."""
         element = first_child(node, tag)
         if element is None or not element.text.strip():
             return default
         return self.number(element.text, element, owner, finite=finite)
 
     def boolean(self, node: Node, owner: tuple[str, str], text: str | None = None) -> bool:
+        """Read ``text`` (default: the text of ``node``) as ``true``/``1`` or ``false``/``0``.
+
+        Raises:
+            InvalidValueError: Anything else.
+        """
         value = (node.text if text is None else text).strip().lower()
         if value in _TRUE:
             return True
@@ -147,6 +164,11 @@ class ElementReader:
         return PoseSpec(transform, relative_to, self.at(node))
 
     def quaternion(self, xyzw: Sequence[float], node: Node, owner: tuple[str, str]) -> Matrix:
+        """The rotation matrix of the quaternion ``x y z w`` (normalised).
+
+        Raises:
+            InvalidValueError: The quaternion has zero length.
+        """
         x, y, z, w = xyzw
         norm = math.sqrt(x * x + y * y + z * z + w * w)
         if norm == 0.0:
@@ -169,10 +191,16 @@ class ElementReader:
         )
 
     def vector(self, node: Node, owner: tuple[str, str]) -> Vec3:
+        """Read the text of ``node`` as 3 finite numbers."""
         x, y, z = self.numbers(node, (3,), owner)
         return (x, y, z)
 
     def name(self, node: Node, kind: str) -> str:
+        """The ``name`` attribute of the ``kind`` element ``node``, stripped.
+
+        Raises:
+            SdfStructureError: It is missing or blank.
+        """
         value = node.attrib.get("name")
         if value is None or not value.strip():
             raise SdfStructureError(
