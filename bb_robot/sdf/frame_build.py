@@ -55,7 +55,7 @@ class Vertex:
     world: Matrix | None = None
 
 
-class FrameCycle(Exception):
+class _Cycle(Exception):
     """Raised by :meth:`FrameTable.chain` when a chain of poses comes back to a frame."""
 
     def __init__(self, keys: list[str]) -> None:
@@ -108,7 +108,7 @@ class FrameTable:
         current: str | None = key
         while current is not None and current != stop:
             if current in seen:
-                raise FrameCycle([*seen[seen.index(current) :], current])
+                raise _Cycle([*seen[seen.index(current) :], current])
             seen.append(current)
             vertex = self.vertices[current]
             if vertex.kind == "world":
@@ -403,7 +403,7 @@ class _EdgeBuilder:
                 continue
             try:
                 inside = self.table.chain(key, model.scoped_name)
-            except FrameCycle as cycle:
+            except _Cycle as cycle:
                 self._problem(
                     "frame cycle: " + " -> ".join(cycle.keys),
                     "cycle",
