@@ -1,4 +1,4 @@
-"""Describe robots in Python and get URDF (seed 002's authoring API), and import URDF or SDF
+"""Describe robots in Python and get URDF (the authoring API), and import URDF or SDF
 into Python source that rebuilds them with it.
 
     from bb_robot.authoring import Box, Inertial, Joint, Limit, Link, Origin, Robot, Visual

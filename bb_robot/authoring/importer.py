@@ -1,7 +1,6 @@
 """Import a URDF or SDF description as Python source that rebuilds it with the authoring API.
 
-The counterpart of seed 000's importer (which wrote a BB DSL module from the URDF
-intermediate representation):
+It writes Python source from the URDF intermediate representation:
 
 * :func:`import_urdf` parses a URDF (or xacro) file with :func:`bb_robot.urdf.parse_file`;
 * :func:`import_sdf` loads an SDF model or world with :func:`bb_robot.sdf.load_from_file`

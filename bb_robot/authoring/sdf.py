@@ -38,6 +38,7 @@ from bb_robot.authoring.elements import (
     Cylinder,
     Geometry,
     Inertial,
+    InertiaMatrix,
     Joint,
     Link,
     Mesh,
@@ -175,7 +176,7 @@ def _inertial(inertial: Inertial) -> ET.Element:
         _pose(element, inertial.origin)
     _text(element, "mass", _num(inertial.mass))
     inertia = ET.SubElement(element, "inertia")
-    for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
+    for key in InertiaMatrix.KEYS:
         _text(inertia, key, _num(getattr(inertial.matrix, key)))
     return element
 

@@ -67,8 +67,9 @@ from bb_robot.model.geometry import Collision, Inertial, Origin, Visual
 from bb_robot.model.robot import Dynamics, Joint, JointLimits, JointType, Link, Mimic, Robot
 from bb_robot.model.serial import STRICT_AXIS_TOLERANCE
 from bb_robot.model.transforms import Matrix, matrix_to_rpy
-from bb_robot.sdf.document import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
+from bb_robot.sdf.elements import PoseSpec, SdfAxis, SdfDocument, SdfJoint, SdfModel, SdfPlugin
 from bb_robot.sdf.errors import FrameError, ScopeError, UnsupportedSdfError, listing
+from bb_robot.sdf.frame_build import inverse_transform
 from bb_robot.sdf.frames import WORLD, FrameGraph, ResolvedModel, join
 
 #: Position limits at or beyond this magnitude mean "unbounded" (SDF's default before 1.10 is ±1e16).
@@ -94,7 +95,19 @@ def candidates(document: SdfDocument) -> list[SdfModel]:
 
 
 def select_model(document: SdfDocument, model_scope: str = "") -> tuple[SdfModel, tuple[str, ...]]:
-    """Return the kinematic model and warnings about the choice (see the module docstring)."""
+    """Choose the kinematic model of a document (the rules are in the module docstring).
+
+    Args:
+        document: The document.
+        model_scope: The scoped name of the model to take (``""``: choose).
+
+    Returns:
+        The model and warnings about the choice.
+
+    Raises:
+        ScopeError: ``model_scope`` names no model or one without links, no model
+            qualifies, or several tie.
+    """
     all_scopes = [m.scoped_name for m in document.models()]
     scope = model_scope.strip().strip(":")
     if scope:
@@ -205,14 +218,6 @@ def _origin(transform: Matrix) -> Origin:
     return Origin((float(t[0]), float(t[1]), float(t[2])), matrix_to_rpy(transform[:3, :3]))
 
 
-def _inverse(transform: Matrix) -> Matrix:
-    inverse = np.eye(4)
-    rotation = transform[:3, :3].T
-    inverse[:3, :3] = rotation
-    inverse[:3, 3] = -rotation @ transform[:3, 3]
-    return inverse
-
-
 def _limits(joint: SdfJoint, axis: SdfAxis | None) -> JointLimits | None:
     if joint.type == "fixed" or axis is None:
         return None
@@ -247,7 +252,7 @@ class _Converter:
         self.floating: list[str] = []
         self.need_world = False
         self.directories: dict[str, Path | None] = {}
-        self.world_pose = _inverse(self.graph.world_pose(self.scope, "model"))
+        self.world_pose = inverse_transform(self.graph.world_pose(self.scope, "model"))
 
     def rel(self, key: str) -> str:
         return WORLD if key == WORLD else self.view.relative(key)
@@ -361,7 +366,7 @@ class _Converter:
             else None
         )
         if jtype == "fixed":
-            self.joints.append(Joint(name, "fixed", parent, child, _origin(_inverse(x_parent) @ x_child)))
+            self.joints.append(Joint(name, "fixed", parent, child, _origin(inverse_transform(x_parent) @ x_child)))
             return
         axis_joint = np.array(self.graph.axis_in_joint(key))
         axis_model = x_joint[:3, :3] @ axis_joint
@@ -382,14 +387,14 @@ class _Converter:
                     jtype,
                     parent,
                     name,
-                    _origin(_inverse(x_parent) @ x_joint),
+                    _origin(inverse_transform(x_parent) @ x_joint),
                     _vec(axis_joint),
                     limits,
                     dynamics,
                     mimic,
                 )
             )
-            self.joints.append(Joint(child, "fixed", name, child, _origin(_inverse(x_joint) @ x_child)))
+            self.joints.append(Joint(child, "fixed", name, child, _origin(inverse_transform(x_joint) @ x_child)))
             return
         self.joints.append(
             Joint(
@@ -397,7 +402,7 @@ class _Converter:
                 jtype,
                 parent,
                 child,
-                _origin(_inverse(x_parent) @ x_child),
+                _origin(inverse_transform(x_parent) @ x_child),
                 _vec(axis_child),
                 limits,
                 dynamics,
@@ -451,7 +456,9 @@ class _Converter:
         # joints once every frame link exists (a frame may be attached to a later one)
         for name, parent in pending:
             x_parent = self.poses[parent] if parent != WORLD else self.world_pose
-            self.joints.append(Joint(name, "fixed", parent, name, _origin(_inverse(x_parent) @ self.poses[name])))
+            self.joints.append(
+                Joint(name, "fixed", parent, name, _origin(inverse_transform(x_parent) @ self.poses[name]))
+            )
 
     def add_nested_model_names(self) -> None:
         for sub in self.model.walk():
@@ -484,7 +491,7 @@ class _Converter:
         free = [r for r in roots if r != main]
         for name in free:
             self.joints.append(
-                Joint(name, "floating", main, name, _origin(_inverse(self.poses[main]) @ self.poses[name]))
+                Joint(name, "floating", main, name, _origin(inverse_transform(self.poses[main]) @ self.poses[name]))
             )
             self.floating.append(name)
         if free:
@@ -531,7 +538,23 @@ def _vec(v: Sequence[float] | Matrix) -> tuple[float, float, float]:
 
 
 def convert_model(graph: FrameGraph, model: SdfModel | str, warnings: Sequence[str] = ()) -> ConvertedModel:
-    """Convert ``model`` (an :class:`SdfModel` of ``graph``'s document, or its scoped name) to a robot."""
+    """Convert a model of a resolved document to the robot model.
+
+    Args:
+        graph: The document's resolved frames.
+        model: An :class:`SdfModel` of ``graph``'s document, or its scoped name.
+        warnings: Warnings so far (kept in the result, before the conversion's own).
+
+    Returns:
+        The robot and its ties back to the SDF.
+
+    Raises:
+        ScopeError: ``model`` names no model.
+        UnsupportedSdfError: The model uses what the robot model cannot hold.
+        FrameError: A reference names nothing in the model, or a joint leaves the model or
+            connects a link to itself.
+        InvalidRobot: The robot model refuses the result.
+    """
     if isinstance(model, str):
         found = graph.document.find_model(model)
         if found is None:

@@ -8,6 +8,11 @@ plugins.  Poses are kept as written (:class:`PoseSpec`: a 4×4 transform and the
 ``relative_to`` frame name, ``""`` for the default); :mod:`bb_robot.sdf.frames` resolves
 them.
 
+This module reads files, expands includes and checks names; the values are defined in
+:mod:`bb_robot.sdf.elements` (and importable from here), element values are read by
+:mod:`bb_robot.sdf.values`, links, joints, frames and plugins by :mod:`bb_robot.sdf.parts`,
+and merge-includes are spliced in by :mod:`bb_robot.sdf.merge`.
+
 Reading rules
 -------------
 * XML goes through the project's safe expat loader: a DOCTYPE, entity or notation
@@ -33,7 +38,7 @@ Reading rules
 * Values: ``<pose>`` has 6 numbers (``euler_rpy``, radians unless ``degrees="true"``) or
   7 (``rotation_format="quat_xyzw"``, normalised); empty means identity; anything not a
   finite number, a wrong count, ``degrees`` with a quaternion, an unknown rotation format
-  is an :class:`InvalidValueError`.  An axis ``<xyz>`` is normalised (zero length is an
+  is an :class:`~bb_robot.sdf.errors.InvalidValueError`.  An axis ``<xyz>`` is normalised (zero length is an
   error).  Joint limits keep SDF's defaults of the file's version (1.9 and older:
   lower -1e16, upper 1e16, effort -1, velocity -1; 1.10+: ±inf) as written.
 * Names: duplicate siblings of one kind, and (1.7+) of different kinds, reserved names
@@ -43,22 +48,33 @@ Reading rules
 
 from __future__ import annotations
 
-import math
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
-import numpy as np
-
-from bb_robot.model.geometry import Box, Color, Cylinder, Geometry, Inertia, Material, Mesh, Sphere, Vec3
-from bb_robot.model.transforms import Matrix, rpy_to_matrix
+from bb_robot.sdf.elements import (
+    JOINT_TYPES,
+    PoseSpec,
+    SdfAxis,
+    SdfCollision,
+    SdfDocument,
+    SdfFrame,
+    SdfInertial,
+    SdfJoint,
+    SdfLink,
+    SdfMimic,
+    SdfModel,
+    SdfPlugin,
+    SdfVisual,
+    SdfWorld,
+    Version,
+    Where,
+)
 from bb_robot.sdf.errors import (
     FrameError,
     FrameProblem,
     IncludeError,
-    InvalidValueError,
     SdfError,
     SdfFileError,
     SdfStructureError,
@@ -68,490 +84,27 @@ from bb_robot.sdf.errors import (
     listing,
     where,
 )
+from bb_robot.sdf.merge import merge_parts, merged_proxy_name
+from bb_robot.sdf.parts import read_frame, read_joint, read_link, read_plugin
 from bb_robot.sdf.resources import SUPPORTED_VERSION, parse_version, resolve_include, search_directories
-from bb_robot.urdf import errors as urdf_errors
-from bb_robot.urdf.xml_safe import Node, parse_xml
-from bb_robot.urdf.xml_safe import read_document as read_bytes
+from bb_robot.sdf.values import ElementReader, child_elements, first_child
+from bb_robot.xmlsafe import (
+    DocumentTooLargeError,
+    EmptyDocumentError,
+    Node,
+    UnsafeXmlError,
+    XmlFileError,
+    XmlSyntaxError,
+    parse_xml,
+)
+from bb_robot.xmlsafe import read_document as read_bytes
 
 #: Deepest chain of nested ``<include>`` files accepted.
 MAX_INCLUDE_DEPTH = 32
 #: The oldest SDFormat version read.
 OLDEST_VERSION: tuple[int, int] = (1, 4)
 
-Version = tuple[int, int]
 
-JOINT_TYPES: tuple[str, ...] = (
-    "revolute",
-    "continuous",
-    "prismatic",
-    "fixed",
-    "ball",
-    "universal",
-    "revolute2",
-    "screw",
-    "gearbox",
-)
-
-
-# ----------------------------------------------------------------------------- values
-@dataclass(frozen=True)
-class Where:
-    """The file (``None`` for a string) and 1-based line an element was read from."""
-
-    source: str | None
-    line: int | None
-
-    def __str__(self) -> str:
-        return where(self.source, self.line)
-
-
-_IDENTITY = np.eye(4)
-_IDENTITY.setflags(write=False)
-
-
-@dataclass(frozen=True, eq=False)
-class PoseSpec:
-    """A ``<pose>`` as written: ``transform`` (4×4, read-only) in the frame ``relative_to``.
-
-    ``relative_to == ""`` means the element's default frame (see
-    :mod:`bb_robot.sdf.frames`).  ``where`` is the ``<pose>`` element, or its owner when
-    there is none.
-    """
-
-    transform: Matrix
-    relative_to: str
-    where: Where
-
-    @classmethod
-    def identity(cls, where_: Where) -> PoseSpec:
-        return cls(_IDENTITY, "", where_)
-
-
-@dataclass(frozen=True)
-class SdfMimic:
-    """SDF 1.11 ``<mimic>``: follower = multiplier · (leader − reference) + offset."""
-
-    joint: str
-    axis: str = "axis"
-    multiplier: float = 1.0
-    offset: float = 0.0
-    reference: float = 0.0
-
-
-@dataclass(frozen=True)
-class SdfAxis:
-    """A joint ``<axis>``/``<axis2>``: unit ``xyz`` in ``expressed_in`` (``""``: the joint frame),
-    limits and dynamics as written (the file version's defaults where absent)."""
-
-    xyz: Vec3
-    expressed_in: str
-    lower: float
-    upper: float
-    effort: float
-    velocity: float
-    damping: float = 0.0
-    friction: float = 0.0
-    spring_reference: float = 0.0
-    spring_stiffness: float = 0.0
-    mimic: SdfMimic | None = None
-    where: Where = Where(None, None)
-
-
-@dataclass(frozen=True, eq=False)
-class SdfVisual:
-    name: str
-    pose: PoseSpec
-    geometry: Geometry | None
-    material: Material | None
-    where: Where
-
-
-@dataclass(frozen=True, eq=False)
-class SdfCollision:
-    name: str
-    pose: PoseSpec
-    geometry: Geometry | None
-    where: Where
-
-
-@dataclass(frozen=True, eq=False)
-class SdfInertial:
-    """``pose`` is in the link frame (SDF has no ``relative_to`` for inertials)."""
-
-    pose: PoseSpec
-    mass: float
-    inertia: Inertia
-
-
-@dataclass(frozen=True, eq=False)
-class SdfLink:
-    name: str
-    pose: PoseSpec
-    visuals: tuple[SdfVisual, ...]
-    collisions: tuple[SdfCollision, ...]
-    inertial: SdfInertial | None
-    where: Where
-    directory: Path | None = None
-    """The directory of the file the link was written in: where its relative mesh URIs start."""
-
-
-@dataclass(frozen=True, eq=False)
-class SdfJoint:
-    name: str
-    type: str
-    parent: str
-    child: str
-    pose: PoseSpec
-    axis: SdfAxis | None
-    axis2: SdfAxis | None
-    where: Where
-
-
-@dataclass(frozen=True, eq=False)
-class SdfFrame:
-    """``attached_to == ""`` means the enclosing model (or world) frame."""
-
-    name: str
-    attached_to: str
-    pose: PoseSpec
-    where: Where
-
-
-@dataclass(frozen=True)
-class SdfPlugin:
-    """A ``<plugin>``: ``xml`` is its inner XML as text; ``from_include`` when it was written in
-    the ``<include>`` that brought its model in."""
-
-    name: str
-    filename: str
-    xml: str
-    where: Where
-    from_include: bool = False
-
-
-@dataclass(frozen=True, eq=False)
-class SdfModel:
-    """One ``<model>`` (nested or included ones too), its content as written.
-
-    ``scoped_name`` is ``a::b::c`` from the top of the document (a model file's root
-    model is its own name); ``version`` is the SDF version of the file it was read from;
-    ``directory`` that file's directory (where its relative URIs start); ``uri`` the
-    ``<include><uri>`` that brought it in, if any.
-    """
-
-    name: str
-    scoped_name: str
-    version: Version
-    static: bool
-    pose: PoseSpec
-    canonical_link: str
-    placement_frame: str
-    links: tuple[SdfLink, ...]
-    joints: tuple[SdfJoint, ...]
-    frames: tuple[SdfFrame, ...]
-    models: tuple[SdfModel, ...]
-    plugins: tuple[SdfPlugin, ...]
-    where: Where
-    directory: Path | None = None
-    uri: str | None = None
-
-    def walk(self) -> Iterator[SdfModel]:
-        """Yield this model and every model nested in it, depth first, in document order."""
-        stack = [self]
-        while stack:
-            model = stack.pop()
-            yield model
-            stack.extend(reversed(model.models))
-
-    @property
-    def depth(self) -> int:
-        """Nesting depth: 0 for a root model or a model directly in a world."""
-        return self.scoped_name.count("::")
-
-
-@dataclass(frozen=True, eq=False)
-class SdfWorld:
-    name: str
-    models: tuple[SdfModel, ...]
-    frames: tuple[SdfFrame, ...]
-    joints: tuple[SdfJoint, ...]
-    plugins: tuple[SdfPlugin, ...]
-    where: Where
-    version: Version
-
-
-@dataclass(frozen=True, eq=False)
-class SdfDocument:
-    """An SDF file with its includes expanded: a ``world`` or a root ``model`` (the other ``None``).
-
-    ``files`` lists every file read (the document first); ``warnings`` what was skipped
-    or converted, each ``file:line: ...``; ``resource_paths`` the directories searched
-    for includes (besides each including file's own).
-    """
-
-    path: str | None
-    version: Version
-    world: SdfWorld | None
-    model: SdfModel | None
-    warnings: tuple[str, ...]
-    files: tuple[str, ...]
-    resource_paths: tuple[Path, ...] = ()
-    warning_scopes: tuple[str, ...] = ()
-    """For each warning, the scoped name of the innermost model it came from (``""``: the file)."""
-
-    def warnings_for(self, scope: str) -> tuple[str, ...]:
-        """The warnings of the file itself and of model ``scope`` and the models nested in it."""
-        scopes = self.warning_scopes or ("",) * len(self.warnings)
-        return tuple(
-            text
-            for text, where_ in zip(self.warnings, scopes, strict=False)
-            if not where_ or where_ == scope or where_.startswith(scope + "::")
-        )
-
-    @property
-    def top_models(self) -> tuple[SdfModel, ...]:
-        """The world's models, or the root model."""
-        if self.world is not None:
-            return self.world.models
-        return (self.model,) if self.model is not None else ()
-
-    def models(self) -> list[SdfModel]:
-        """Every model of the document, depth first, in document order."""
-        return [m for top in self.top_models for m in top.walk()]
-
-    def find_model(self, scoped_name: str) -> SdfModel | None:
-        """Return the model with this scoped name, or ``None``."""
-        return next((m for m in self.models() if m.scoped_name == scoped_name), None)
-
-
-# ----------------------------------------------------------------------- value parsing
-_TRUE = frozenset({"true", "1"})
-_FALSE = frozenset({"false", "0"})
-
-
-def _child(node: Node, tag: str) -> Node | None:
-    return next((c for c in node.children if c.tag == tag), None)
-
-
-def _children(node: Node, tag: str) -> list[Node]:
-    return [c for c in node.children if c.tag == tag]
-
-
-class _Reader:
-    """Value parsing for one file: knows the source name for errors."""
-
-    def __init__(self, source: str | None, version: Version) -> None:
-        self.source = source
-        self.version = version
-
-    def at(self, node: Node) -> Where:
-        return Where(self.source, node.line)
-
-    def number(self, text: str, node: Node, owner: tuple[str, str], *, finite: bool = True) -> float:
-        token = text.strip()
-        try:
-            value = float(token)
-        except ValueError:
-            raise InvalidValueError(
-                f"<{node.tag}> value '{token}' is not a number",
-                value=text,
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint="Write a decimal number, e.g. 0.25.",
-            ) from None
-        if finite and not math.isfinite(value):
-            raise InvalidValueError(
-                f"<{node.tag}> value '{token}' is not a finite number",
-                value=text,
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint="Write a finite decimal number.",
-            )
-        return value
-
-    def numbers(self, node: Node, counts: Sequence[int], owner: tuple[str, str]) -> list[float]:
-        tokens = node.text.split()
-        if len(tokens) not in counts:
-            wanted = " or ".join(str(c) for c in counts)
-            raise InvalidValueError(
-                f"<{node.tag}> needs {wanted} numbers, got {len(tokens)} ('{node.text.strip()}')",
-                value=node.text,
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint=f"Write {wanted} decimal numbers separated by spaces.",
-            )
-        return [self.number(t, node, owner) for t in tokens]
-
-    def child_number(self, node: Node, tag: str, default: float, owner: tuple[str, str], *, finite: bool) -> float:
-        element = _child(node, tag)
-        if element is None or not element.text.strip():
-            return default
-        return self.number(element.text, element, owner, finite=finite)
-
-    def boolean(self, node: Node, owner: tuple[str, str], text: str | None = None) -> bool:
-        value = (node.text if text is None else text).strip().lower()
-        if value in _TRUE:
-            return True
-        if value in _FALSE:
-            return False
-        raise InvalidValueError(
-            f"<{node.tag}> value '{value}' is not a boolean",
-            value=value,
-            source=self.source,
-            line=node.line,
-            element=owner[0],
-            name=owner[1],
-            hint="Write true or false.",
-        )
-
-    def pose(self, node: Node | None, owner_node: Node, owner: tuple[str, str]) -> PoseSpec:
-        """Read a ``<pose>`` element (``None``: identity in the default frame)."""
-        if node is None:
-            return PoseSpec.identity(self.at(owner_node))
-        relative_to = node.attrib.get("relative_to", "")
-        if self.version < (1, 7) and node.attrib.get("frame"):
-            relative_to = relative_to or node.attrib["frame"]
-        fmt = node.attrib.get("rotation_format", "euler_rpy").strip()
-        degrees = self.boolean(node, owner, node.attrib["degrees"]) if "degrees" in node.attrib else False
-        if fmt not in ("euler_rpy", "quat_xyzw"):
-            raise InvalidValueError(
-                f'<pose rotation_format="{fmt}"> is not a rotation format',
-                value=fmt,
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint='Use rotation_format="euler_rpy" (6 numbers) or "quat_xyzw" (7 numbers).',
-            )
-        if fmt == "quat_xyzw" and degrees:
-            raise InvalidValueError(
-                '<pose degrees="true"> does not apply to rotation_format="quat_xyzw"',
-                value="true",
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint='Remove degrees="true" (a quaternion has no angles).',
-            )
-        transform = np.eye(4)
-        if node.text.strip():
-            values = self.numbers(node, (7,) if fmt == "quat_xyzw" else (6,), owner)
-            transform[:3, 3] = values[:3]
-            if fmt == "quat_xyzw":
-                transform[:3, :3] = self.quaternion(values[3:], node, owner)
-            else:
-                angles = [math.radians(a) for a in values[3:]] if degrees else values[3:]
-                transform[:3, :3] = rpy_to_matrix(angles)
-        transform.setflags(write=False)
-        return PoseSpec(transform, relative_to, self.at(node))
-
-    def quaternion(self, xyzw: Sequence[float], node: Node, owner: tuple[str, str]) -> Matrix:
-        x, y, z, w = xyzw
-        norm = math.sqrt(x * x + y * y + z * z + w * w)
-        if norm == 0.0:
-            raise InvalidValueError(
-                "<pose> quaternion has zero length",
-                value=node.text,
-                source=self.source,
-                line=node.line,
-                element=owner[0],
-                name=owner[1],
-                hint="Write a unit quaternion x y z w, e.g. 0 0 0 1.",
-            )
-        x, y, z, w = x / norm, y / norm, z / norm, w / norm
-        return np.array(
-            [
-                [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-                [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-                [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-            ]
-        )
-
-    def vector(self, node: Node, owner: tuple[str, str]) -> Vec3:
-        x, y, z = self.numbers(node, (3,), owner)
-        return (x, y, z)
-
-    def name(self, node: Node, kind: str) -> str:
-        value = node.attrib.get("name")
-        if value is None or not value.strip():
-            raise SdfStructureError(
-                f"a <{kind}> needs a name attribute",
-                source=self.source,
-                line=node.line,
-                element=kind,
-                hint=f'Write <{kind} name="...">.',
-            )
-        return value.strip()
-
-
-# --------------------------------------------------------------------------- geometry
-def _material(reader: _Reader, node: Node | None, owner: tuple[str, str]) -> Material | None:
-    """The colour of a ``<material>``; ``None`` without ``<diffuse>``/``<ambient>`` (a Gazebo
-    ``<script>`` or ``<pbr>`` material has nothing the robot model or URDF can hold)."""
-    if node is None:
-        return None
-    for tag in ("diffuse", "ambient"):
-        element = _child(node, tag)
-        if element is not None and element.text.strip():
-            values = reader.numbers(element, (3, 4), owner)
-            alpha = values[3] if len(values) == 4 else 1.0
-            return Material(color=Color(values[0], values[1], values[2], alpha))
-    return None
-
-
-def _geometry(reader: _Reader, node: Node | None, owner: tuple[str, str], warnings: list[str]) -> Geometry | None:
-    if node is None:
-        warnings.append(f"{reader.source}: {owner[0]} '{owner[1]}' has no <geometry>; kept without one")
-        return None
-    shapes = [c for c in node.children if c.tag != "empty"]
-    if not shapes:
-        return None
-    shape = shapes[0]
-    if shape.tag == "box":
-        size = _child(shape, "size")
-        x, y, z = reader.vector(size, owner) if size is not None else (1.0, 1.0, 1.0)
-        return Box((x, y, z))
-    if shape.tag == "cylinder":
-        return Cylinder(
-            reader.child_number(shape, "radius", 1.0, owner, finite=True),
-            reader.child_number(shape, "length", 1.0, owner, finite=True),
-        )
-    if shape.tag == "sphere":
-        return Sphere(reader.child_number(shape, "radius", 1.0, owner, finite=True))
-    if shape.tag == "mesh":
-        uri = _child(shape, "uri")
-        if uri is None or not uri.text.strip():
-            raise SdfStructureError(
-                "<mesh> needs a <uri>",
-                source=reader.source,
-                line=shape.line,
-                element=owner[0],
-                name=owner[1],
-                hint="Write <uri>model://my_model/meshes/part.dae</uri>.",
-            )
-        scale_node = _child(shape, "scale")
-        scale: Vec3 = reader.vector(scale_node, owner) if scale_node is not None else (1.0, 1.0, 1.0)
-        if _child(shape, "submesh") is not None:
-            warnings.append(
-                f"{where(reader.source, shape.line)}: {owner[0]} '{owner[1]}': <submesh> is not kept "
-                "(the whole mesh is used)"
-            )
-        uniform = scale[0] == scale[1] == scale[2]
-        return Mesh(uri.text.strip(), scale[0], None if uniform else scale)
-    warnings.append(
-        f"{where(reader.source, shape.line)}: {owner[0]} '{owner[1]}': <{shape.tag}> geometry is not supported "
-        "(box, cylinder, sphere, mesh are); kept without geometry"
-    )
-    return None
-
-
-# --------------------------------------------------------------------------- builder
 @dataclass
 class _Include:
     """What an ``<include>`` overrides."""
@@ -564,45 +117,14 @@ class _Include:
     uri: str = ""
 
 
-def _inner_xml(node: Node) -> str:
-    """Return the XML inside ``node`` as text (its own text first, then its children)."""
-    parts: list[str] = []
-    if node.text.strip():
-        parts.append(escape(node.text.strip()))
-    for child in node.children:
-        parts.append(_outer_xml(child))
-    return "".join(parts)
-
-
-def _outer_xml(node: Node) -> str:
-    attributes = "".join(f" {key}={quoteattr(value)}" for key, value in node.attrib.items())
-    inner = _inner_xml(node)
-    if not inner:
-        return f"<{node.tag}{attributes}/>"
-    return f"<{node.tag}{attributes}>{inner}</{node.tag}>"
-
-
-_UNSAFE = (urdf_errors.UnsafeXmlError,)
-
-
 def _parse(data: bytes | str, source: str | None) -> Node:
     try:
         root = parse_xml(data, source)
-    except urdf_errors.UnsafeXmlError as error:
-        raise UnsafeSdfError(
-            error.problem,
-            source=source,
-            line=error.line,
-            hint="Remove the <!DOCTYPE ...> block and write the values out in full.",
-        ) from None
-    except urdf_errors.XmlSyntaxError as error:
-        raise SdfSyntaxError(
-            error.problem,
-            source=source,
-            line=error.line,
-            hint="Fix the XML at that position (a tag not closed, a stray '<' or '&', a truncated file).",
-        ) from None
-    except (urdf_errors.EmptyDocumentError, urdf_errors.DocumentTooLargeError) as error:
+    except UnsafeXmlError as error:
+        raise UnsafeSdfError(error.problem, source=source, line=error.line, hint=error.hint) from None
+    except XmlSyntaxError as error:
+        raise SdfSyntaxError(error.problem, source=source, line=error.line, hint=error.hint) from None
+    except (EmptyDocumentError, DocumentTooLargeError) as error:
         raise SdfFileError(
             error.problem, source=source, hint='Give an SDF file: <sdf version="1.9">...</sdf>.'
         ) from None
@@ -613,9 +135,9 @@ def _parse(data: bytes | str, source: str | None) -> Node:
 def _read_file(path: Path) -> bytes:
     try:
         return read_bytes(path)
-    except urdf_errors.UrdfFileError as error:
+    except XmlFileError as error:
         raise SdfFileError(error.problem, source=str(path), hint="Give the path of an .sdf or .world file.") from None
-    except urdf_errors.DocumentTooLargeError as error:
+    except DocumentTooLargeError as error:
         raise SdfFileError(error.problem, source=str(path)) from None
 
 
@@ -683,20 +205,20 @@ class _Builder:
 
     # -------------------------------------------------------------- names
     def name_problem(
-        self, reader: _Reader, node: Node, element: str, name: str, problem: str, *, kind: FrameProblem, hint: str
+        self, reader: ElementReader, node: Node, element: str, name: str, problem: str, *, kind: FrameProblem, hint: str
     ) -> None:
         """Record a problem with the name of ``element`` ``name`` at ``node`` (reported with the others at the end)."""
         self.problems.append(
             FrameError(problem, kind=kind, source=reader.source, line=node.line, element=element, name=name, hint=hint)
         )
 
-    def element_name(self, reader: _Reader, node: Node, kind: str) -> str:
+    def element_name(self, reader: ElementReader, node: Node, kind: str) -> str:
         """The name of a ``<link>``, ``<joint>`` or ``<frame>``, checked with :meth:`check_name`."""
         name = reader.name(node, kind)
         self.check_name(reader, node, kind, name)
         return name
 
-    def check_name(self, reader: _Reader, node: Node, kind: str, name: str) -> None:
+    def check_name(self, reader: ElementReader, node: Node, kind: str, name: str) -> None:
         if _reserved(name):
             self.name_problem(
                 reader,
@@ -719,22 +241,12 @@ class _Builder:
             )
 
     # -------------------------------------------------------------- plugins
-    @staticmethod
-    def plugin(reader: _Reader, node: Node, from_include: bool = False) -> SdfPlugin:
-        return SdfPlugin(
-            name=node.attrib.get("name", ""),
-            filename=node.attrib.get("filename", ""),
-            xml=_inner_xml(node),
-            where=reader.at(node),
-            from_include=from_include,
-        )
-
     # -------------------------------------------------------------- includes
     def read_include(
-        self, reader: _Reader, node: Node, base_dir: Path | None, chain: tuple[Path, ...], *, prefix: str
+        self, reader: ElementReader, node: Node, base_dir: Path | None, chain: tuple[Path, ...], *, prefix: str
     ) -> tuple[SdfModel | None, _Include, bool]:
         """Return the included model (``None`` for a light or actor), the overrides, and ``merge``."""
-        uri_node = _child(node, "uri")
+        uri_node = first_child(node, "uri")
         if uri_node is None:
             raise SdfStructureError(
                 "an <include> needs a <uri>",
@@ -768,10 +280,10 @@ class _Builder:
                 line=uri_node.line,
             )
         owner = ("include", uri)
-        name_node = _child(node, "name")
-        pose_node = _child(node, "pose")
-        static_node = _child(node, "static")
-        placement_node = _child(node, "placement_frame")
+        name_node = first_child(node, "name")
+        pose_node = first_child(node, "pose")
+        static_node = first_child(node, "static")
+        placement_node = first_child(node, "placement_frame")
         if placement_node is not None and pose_node is None:
             raise FrameError(
                 "<placement_frame> needs a <pose> in the same <include>",
@@ -787,7 +299,7 @@ class _Builder:
             pose=reader.pose(pose_node, node, owner) if pose_node is not None else None,
             static=reader.boolean(static_node, owner) if static_node is not None else None,
             placement_frame=placement_node.text.strip() if placement_node is not None else None,
-            plugins=[self.plugin(reader, p, True) for p in _children(node, "plugin")],
+            plugins=[read_plugin(reader, p, True) for p in child_elements(node, "plugin")],
             uri=uri,
         )
         for child in node.children:
@@ -798,7 +310,7 @@ class _Builder:
                 )
         merge = reader.boolean(node, owner, node.attrib["merge"]) if "merge" in node.attrib else False
         root, version = self.load(path)
-        model_nodes = _children(root, "model")
+        model_nodes = child_elements(root, "model")
         if not model_nodes:
             other = next((c for c in root.children if c.tag in ("light", "actor")), None)
             if other is not None and not merge:
@@ -817,7 +329,7 @@ class _Builder:
             )
         if len(model_nodes) > 1:
             self.warnings.append(f"{path}: holds {len(model_nodes)} <model>s; the include uses the first")
-        sub_reader = _Reader(str(path), version)
+        sub_reader = ElementReader(str(path), version)
         model = self.model(
             sub_reader,
             model_nodes[0],
@@ -828,207 +340,10 @@ class _Builder:
         )
         return model, overrides, merge
 
-    # -------------------------------------------------------------- elements
-    def link(self, reader: _Reader, node: Node, name: str, base_dir: Path | None) -> SdfLink:
-        owner = ("link", name)
-        visuals = []
-        for v in _children(node, "visual"):
-            vname = reader.name(v, "visual")
-            vowner = ("visual", f"{name}/{vname}")
-            visuals.append(
-                SdfVisual(
-                    vname,
-                    reader.pose(_child(v, "pose"), v, vowner),
-                    _geometry(reader, _child(v, "geometry"), vowner, self.warnings),
-                    _material(reader, _child(v, "material"), vowner),
-                    reader.at(v),
-                )
-            )
-        collisions = []
-        for c in _children(node, "collision"):
-            cname = reader.name(c, "collision")
-            cowner = ("collision", f"{name}/{cname}")
-            collisions.append(
-                SdfCollision(
-                    cname,
-                    reader.pose(_child(c, "pose"), c, cowner),
-                    _geometry(reader, _child(c, "geometry"), cowner, self.warnings),
-                    reader.at(c),
-                )
-            )
-        inertial = None
-        inertial_node = _child(node, "inertial")
-        if inertial_node is not None:
-            ipose = reader.pose(_child(inertial_node, "pose"), inertial_node, owner)
-            if ipose.relative_to:
-                self.warnings.append(
-                    f"{ipose.where}: link '{name}' <inertial><pose relative_to>: inertial poses are always in "
-                    "the link frame; relative_to is ignored"
-                )
-                ipose = replace(ipose, relative_to="")
-            inertia_node = _child(inertial_node, "inertia")
-            values: dict[str, float] = {}
-            for key in ("ixx", "iyy", "izz", "ixy", "ixz", "iyz"):
-                default = 1.0 if key in ("ixx", "iyy", "izz") else 0.0  # SDF's defaults
-                values[key] = (
-                    default
-                    if inertia_node is None
-                    else reader.child_number(inertia_node, key, default, owner, finite=True)
-                )
-            inertial = SdfInertial(
-                ipose,
-                reader.child_number(inertial_node, "mass", 1.0, owner, finite=True),
-                Inertia(**values),
-            )
-        return SdfLink(
-            name,
-            reader.pose(_child(node, "pose"), node, owner),
-            tuple(visuals),
-            tuple(collisions),
-            inertial,
-            reader.at(node),
-            base_dir,
-        )
-
-    def axis(self, reader: _Reader, node: Node | None, joint: str, which: str) -> SdfAxis | None:
-        if node is None:
-            return None
-        owner = ("joint", joint)
-        xyz_node = _child(node, "xyz")
-        xyz: Vec3 = (0.0, 0.0, 1.0)
-        expressed_in = ""
-        if xyz_node is not None:
-            xyz = reader.vector(xyz_node, owner)
-            expressed_in = xyz_node.attrib.get("expressed_in", "").strip()
-        norm = math.sqrt(sum(c * c for c in xyz))
-        if norm == 0.0:
-            raise InvalidValueError(
-                f"<{which}><xyz> has zero length",
-                value=xyz_node.text if xyz_node is not None else "",
-                source=reader.source,
-                line=xyz_node.line if xyz_node is not None else node.line,
-                element="joint",
-                name=joint,
-                hint="Give the direction of the joint axis, e.g. <xyz>0 0 1</xyz>.",
-            )
-        xyz = (xyz[0] / norm, xyz[1] / norm, xyz[2] / norm)
-        parent_frame = _child(node, "use_parent_model_frame")
-        if reader.version < (1, 5):
-            expressed_in = "__model__"
-        elif parent_frame is not None:
-            if reader.version < (1, 7):
-                if reader.boolean(parent_frame, owner):
-                    expressed_in = "__model__"
-            else:
-                self.warnings.append(
-                    f"{where(reader.source, parent_frame.line)}: joint '{joint}': <use_parent_model_frame> is not "
-                    'SDFormat 1.7+; ignored (write <xyz expressed_in="__model__">)'
-                )
-        unbounded = math.inf if reader.version >= (1, 10) else 1e16
-        unlimited = math.inf if reader.version >= (1, 10) else -1.0
-        limit = _child(node, "limit")
-        dynamics = _child(node, "dynamics")
-        mimic = None
-        mimic_node = _child(node, "mimic")
-        if mimic_node is not None:
-            leader = mimic_node.attrib.get("joint", "").strip()
-            if not leader:
-                raise SdfStructureError(
-                    "<mimic> needs a joint attribute naming the leader joint",
-                    source=reader.source,
-                    line=mimic_node.line,
-                    element="joint",
-                    name=joint,
-                    hint='Write <mimic joint="leader_joint">.',
-                )
-            mimic = SdfMimic(
-                leader,
-                mimic_node.attrib.get("axis", "axis").strip() or "axis",
-                reader.child_number(mimic_node, "multiplier", 1.0, owner, finite=True),
-                reader.child_number(mimic_node, "offset", 0.0, owner, finite=True),
-                reader.child_number(mimic_node, "reference", 0.0, owner, finite=True),
-            )
-
-        def lim(tag: str, default: float) -> float:
-            if limit is None:
-                return default
-            return reader.child_number(limit, tag, default, owner, finite=False)
-
-        def dyn(tag: str) -> float:
-            return 0.0 if dynamics is None else reader.child_number(dynamics, tag, 0.0, owner, finite=True)
-
-        return SdfAxis(
-            xyz=xyz,
-            expressed_in=expressed_in,
-            lower=lim("lower", -unbounded),
-            upper=lim("upper", unbounded),
-            effort=lim("effort", unlimited),
-            velocity=lim("velocity", unlimited),
-            damping=dyn("damping"),
-            friction=dyn("friction"),
-            spring_reference=dyn("spring_reference"),
-            spring_stiffness=dyn("spring_stiffness"),
-            mimic=mimic,
-            where=reader.at(node),
-        )
-
-    def joint(self, reader: _Reader, node: Node, name: str) -> SdfJoint:
-        jtype = node.attrib.get("type", "").strip().lower()
-        if not jtype:
-            raise SdfStructureError(
-                "a <joint> needs a type attribute",
-                source=reader.source,
-                line=node.line,
-                element="joint",
-                name=name,
-                hint=f'Write type="...", one of {", ".join(JOINT_TYPES)}.',
-            )
-        if jtype not in JOINT_TYPES:
-            raise InvalidValueError(
-                f"unknown joint type '{jtype}'",
-                value=jtype,
-                source=reader.source,
-                line=node.line,
-                element="joint",
-                name=name,
-                hint=f"Use one of {', '.join(JOINT_TYPES)}.",
-            )
-        ends = {}
-        for tag in ("parent", "child"):
-            element = _child(node, tag)
-            if element is None or not element.text.strip():
-                raise SdfStructureError(
-                    f"a <joint> needs a <{tag}>",
-                    source=reader.source,
-                    line=node.line,
-                    element="joint",
-                    name=name,
-                    hint=f"Write <{tag}>link_name</{tag}>.",
-                )
-            ends[tag] = element.text.strip()
-        return SdfJoint(
-            name=name,
-            type=jtype,
-            parent=ends["parent"],
-            child=ends["child"],
-            pose=reader.pose(_child(node, "pose"), node, ("joint", name)),
-            axis=self.axis(reader, _child(node, "axis"), name, "axis"),
-            axis2=self.axis(reader, _child(node, "axis2"), name, "axis2"),
-            where=reader.at(node),
-        )
-
-    def frame(self, reader: _Reader, node: Node, name: str) -> SdfFrame:
-        return SdfFrame(
-            name,
-            node.attrib.get("attached_to", "").strip(),
-            reader.pose(_child(node, "pose"), node, ("frame", name)),
-            reader.at(node),
-        )
-
     # -------------------------------------------------------------- model
     def model(
         self,
-        reader: _Reader,
+        reader: ElementReader,
         node: Node,
         *,
         prefix: str,
@@ -1042,9 +357,9 @@ class _Builder:
         scoped = f"{prefix}::{name}" if prefix else name
         owner = ("model", scoped)
         first_warning = len(self.warnings)
-        static_node = _child(node, "static")
+        static_node = first_child(node, "static")
         static = reader.boolean(static_node, owner) if static_node is not None else False
-        pose = reader.pose(_child(node, "pose"), node, owner)
+        pose = reader.pose(first_child(node, "pose"), node, owner)
         placement = node.attrib.get("placement_frame", "").strip()
         plugins: list[SdfPlugin] = []
         if overrides is not None:
@@ -1111,17 +426,17 @@ class _Builder:
                 link_name = self.element_name(reader, child, "link")
                 final = record("link", link_name, child)
                 if final is not None:
-                    links.append(self.link(reader, child, final, base_dir))
+                    links.append(read_link(reader, child, final, base_dir, self.warnings))
             elif tag == "joint":
                 joint_name = self.element_name(reader, child, "joint")
                 final = record("joint", joint_name, child)
                 if final is not None:
-                    joints.append(self.joint(reader, child, final))
+                    joints.append(read_joint(reader, child, final, self.warnings))
             elif tag == "frame":
                 frame_name = self.element_name(reader, child, "frame")
                 final = record("frame", frame_name, child)
                 if final is not None:
-                    frames.append(self.frame(reader, child, final))
+                    frames.append(read_frame(reader, child, final))
             elif tag == "model":
                 nested = self.model(reader, child, prefix=scoped, base_dir=base_dir, chain=chain)
                 if record("model", nested.name, child) is not None:
@@ -1131,7 +446,7 @@ class _Builder:
                 if included is None:
                     continue
                 if merge:
-                    merged = _merge_parts(included, scoped)
+                    merged = merge_parts(included, scoped)
                     for part in merged.links:
                         if record("link", part.name, child) is not None:
                             links.append(part)
@@ -1148,7 +463,7 @@ class _Builder:
                 elif record("model", included.name, child) is not None:
                     models.append(included)
             elif tag == "plugin":
-                plugins.append(self.plugin(reader, child))
+                plugins.append(read_plugin(reader, child))
         if overrides is not None:
             plugins.extend(overrides.plugins)
         self._ranges.append((scoped, first_warning, len(self.warnings)))
@@ -1171,7 +486,7 @@ class _Builder:
         )
 
     # -------------------------------------------------------------- world
-    def world(self, reader: _Reader, node: Node, base_dir: Path | None, chain: tuple[Path, ...]) -> SdfWorld:
+    def world(self, reader: ElementReader, node: Node, base_dir: Path | None, chain: tuple[Path, ...]) -> SdfWorld:
         name = reader.name(node, "world")
         models: list[SdfModel] = []
         frames: list[SdfFrame] = []
@@ -1215,7 +530,7 @@ class _Builder:
                             name=included.name,
                             hint='Remove merge="true".',
                         )
-                    merged = _merge_parts(included, "")
+                    merged = merge_parts(included, "")
                     for frame in merged.frames:
                         if record("frame", frame.name, child):
                             frames.append(frame)
@@ -1231,13 +546,13 @@ class _Builder:
             elif child.tag == "frame":
                 frame_name = self.element_name(reader, child, "frame")
                 if record("frame", frame_name, child):
-                    frames.append(self.frame(reader, child, frame_name))
+                    frames.append(read_frame(reader, child, frame_name))
             elif child.tag == "joint":
                 joint_name = self.element_name(reader, child, "joint")
                 if record("joint", joint_name, child):
-                    joints.append(self.joint(reader, child, joint_name))
+                    joints.append(read_joint(reader, child, joint_name, self.warnings))
             elif child.tag == "plugin":
-                plugins.append(self.plugin(reader, child))
+                plugins.append(read_plugin(reader, child))
         return SdfWorld(
             name, tuple(models), tuple(frames), tuple(joints), tuple(plugins), reader.at(node), reader.version
         )
@@ -1246,9 +561,9 @@ class _Builder:
     def document(
         self, root: Node, version: Version, source: str | None, base_dir: Path | None, chain: tuple[Path, ...]
     ) -> SdfDocument:
-        reader = _Reader(source, version)
-        worlds = _children(root, "world")
-        models = _children(root, "model")
+        reader = ElementReader(source, version)
+        worlds = child_elements(root, "world")
+        models = child_elements(root, "model")
         if worlds and models or len(worlds) > 1 or len(models) > 1:
             raise SdfStructureError(
                 f"<sdf> holds {len(worlds)} <world> and {len(models)} <model> elements; one of either is allowed",
@@ -1290,77 +605,6 @@ class _Builder:
         return tuple(s or "" for s in scopes)
 
 
-def _rescope(model: SdfModel, prefix: str) -> SdfModel:
-    """Return ``model`` (built with its own name as scope) with every scoped name under ``prefix``."""
-    scoped = f"{prefix}::{model.name}" if prefix else model.name
-    if scoped == model.scoped_name:
-        return model
-    return replace(model, scoped_name=scoped, models=tuple(_rescope(m, scoped) for m in model.models))
-
-
-@dataclass(frozen=True)
-class _Merged:
-    links: tuple[SdfLink, ...]
-    joints: tuple[SdfJoint, ...]
-    frames: tuple[SdfFrame, ...]
-    models: tuple[SdfModel, ...]
-    plugins: tuple[SdfPlugin, ...]
-
-
-def merged_proxy_name(model_name: str) -> str:
-    """The proxy frame a merge-include adds for the merged model's frame (libsdformat's name)."""
-    return f"_merged__{model_name}__model__"
-
-
-def _merge_parts(model: SdfModel, parent_scope: str) -> _Merged:
-    """Return the content of a merge-included ``model`` rewritten for its parent, with the proxy frame."""
-    from bb_robot.sdf.frames import canonical_link_name, pose_in_model_with_placement
-
-    proxy = merged_proxy_name(model.name)
-    canonical = canonical_link_name(model) or ""
-    transform = model.pose.transform
-    if model.placement_frame:
-        transform = pose_in_model_with_placement(model, model.pose.transform)
-    relative_to = model.pose.relative_to or ("__model__" if parent_scope else "world")
-    frame = SdfFrame(proxy, canonical, PoseSpec(transform, relative_to, model.pose.where), model.where)
-
-    def to_proxy(name: str, if_empty: bool) -> str:
-        return proxy if name == "__model__" or (if_empty and not name) else name
-
-    links = tuple(
-        replace(link, pose=replace(link.pose, relative_to=to_proxy(link.pose.relative_to, True)))
-        for link in model.links
-    )
-    frames = tuple(
-        replace(
-            f,
-            attached_to=to_proxy(f.attached_to, True),
-            pose=replace(f.pose, relative_to=to_proxy(f.pose.relative_to, False)),
-        )
-        for f in model.frames
-    )
-
-    def axis(a: SdfAxis | None) -> SdfAxis | None:
-        return None if a is None else replace(a, expressed_in=to_proxy(a.expressed_in, False))
-
-    joints = tuple(
-        replace(
-            j,
-            parent=to_proxy(j.parent, False),
-            child=to_proxy(j.child, False),
-            pose=replace(j.pose, relative_to=to_proxy(j.pose.relative_to, False)),
-            axis=axis(j.axis),
-            axis2=axis(j.axis2),
-        )
-        for j in model.joints
-    )
-    models = tuple(
-        _rescope(replace(m, pose=replace(m.pose, relative_to=to_proxy(m.pose.relative_to, True))), parent_scope)
-        for m in model.models
-    )
-    return _Merged(links, joints, (frame, *frames), models, model.plugins)
-
-
 # ------------------------------------------------------------------------- entry points
 def read_document(
     path: str | os.PathLike[str],
@@ -1370,9 +614,20 @@ def read_document(
 ) -> SdfDocument:
     """Read an SDF file (a ``<model>`` or a ``<world>``) and expand its includes.
 
-    ``resource_paths`` are searched for includes after the including file's directory
-    and before ``GZ_SIM_RESOURCE_PATH`` and ``SDF_PATH`` (from ``environ``, default
-    ``os.environ``).  Raises an :class:`~bb_robot.sdf.errors.SdfError` subclass.
+    Args:
+        path: The file.
+        resource_paths: Directories searched for includes after the including file's
+            directory and before ``GZ_SIM_RESOURCE_PATH`` and ``SDF_PATH``.
+        environ: Where those variables are read (default ``os.environ``).
+
+    Returns:
+        The document, values as written.
+
+    Raises:
+        SdfError: A subclass naming file, line and element: ``SdfFileError``,
+            ``SdfSyntaxError`` (``UnsafeSdfError``), ``SdfStructureError``,
+            ``InvalidValueError``, ``IncludeError``, ``FrameError`` (names),
+            ``UnsupportedSdfError``.
     """
     file = Path(os.fspath(path)).absolute()
     builder = _Builder(search_directories(resource_paths, environ))
@@ -1388,7 +643,21 @@ def read_string(
     environ: Mapping[str, str] | None = None,
     source: str | None = None,
 ) -> SdfDocument:
-    """Read SDF text; relative include URIs start at ``base_dir`` (default: only the resource paths)."""
+    """Read SDF text and expand its includes.
+
+    Args:
+        text: The document.
+        base_dir: Where relative include URIs start (default: only the resource paths are searched).
+        resource_paths: As for :func:`read_document`.
+        environ: As for :func:`read_document`.
+        source: Names the text in errors and warnings (``None``: ``<string>``).
+
+    Returns:
+        The document, values as written.
+
+    Raises:
+        SdfError: As :func:`read_document` does.
+    """
     builder = _Builder(search_directories(resource_paths, environ))
     root = _parse(text, source)
     version = _sdf_version(root, source, builder.warnings)
@@ -1399,6 +668,7 @@ def read_string(
 __all__ = [
     "JOINT_TYPES",
     "MAX_INCLUDE_DEPTH",
+    "OLDEST_VERSION",
     "PoseSpec",
     "SdfAxis",
     "SdfCollision",
@@ -1413,7 +683,9 @@ __all__ = [
     "SdfPlugin",
     "SdfVisual",
     "SdfWorld",
+    "Version",
     "Where",
+    "merged_proxy_name",
     "read_document",
     "read_string",
 ]

@@ -19,18 +19,21 @@ from collections.abc import Sequence
 from typing import Literal
 
 from bb_robot.errors import BbRobotError
-
-STRING_SOURCE = "<string>"
-
-
-def where(source: str | None, line: int | None) -> str:
-    """``file:line`` (or ``<string>:line``) as compilers print it."""
-    text = source if source is not None else STRING_SOURCE
-    return f"{text}:{line}" if line is not None else text
+from bb_robot.xmlsafe import errors as xml_errors
+from bb_robot.xmlsafe.errors import STRING_SOURCE as STRING_SOURCE
+from bb_robot.xmlsafe.errors import where as where
 
 
 def listing(names: Sequence[str], limit: int = 12) -> str:
-    """``names`` quoted and comma-separated, shortened after ``limit`` entries."""
+    """Quote and join names for a message.
+
+    Args:
+        names: The names.
+        limit: How many to show before "... (N more)".
+
+    Returns:
+        ``'a', 'b', ...``, or ``(none)`` when there are none.
+    """
     items = [f"'{n}'" for n in names]
     if len(items) > limit:
         return ", ".join(items[:limit]) + f", ... ({len(items) - limit} more)"
@@ -89,9 +92,11 @@ class SdfStructureError(SdfError):
     """A required element or attribute is missing, or an element is where SDFormat allows none."""
 
 
-class InvalidValueError(SdfError):
+class InvalidValueError(SdfError, xml_errors.InvalidValueError):
     """A value that is not what SDFormat allows: not a number, wrong count, NaN/inf, zero axis,
-    an unknown joint type or rotation format.  ``value`` is the text as written."""
+    an unknown joint type or rotation format.  ``value`` is the text as written.  It is also a
+    :class:`bb_robot.xmlsafe.InvalidValueError`, the base it shares with the URDF parser's error
+    of that name."""
 
     def __init__(
         self,

@@ -39,47 +39,39 @@ its parent model frame, or to the world for top-level models).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
 
 from bb_robot.model.transforms import Matrix
-from bb_robot.sdf.document import PoseSpec, SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
-from bb_robot.sdf.errors import FrameError, FrameProblem, listing
+from bb_robot.sdf.elements import PoseSpec, SdfDocument, SdfJoint, SdfModel, Where
+from bb_robot.sdf.errors import FrameError, listing
+from bb_robot.sdf.frame_build import (
+    MODEL_FRAME,
+    WORLD,
+    FrameKind,
+    Vertex,
+    build_frame_table,
+    inverse_transform,
+    join,
+)
 
-FrameKind = Literal["world", "model", "link", "joint", "frame"]
-WORLD = "world"
-MODEL_FRAME = "__model__"
-
-
-def _inverse(transform: Matrix) -> Matrix:
-    inverse = np.eye(4)
-    rotation = transform[:3, :3].T
-    inverse[:3, :3] = rotation
-    inverse[:3, 3] = -rotation @ transform[:3, 3]
-    return inverse
-
-
-def join(scope: str, name: str) -> str:
-    """``scope::name`` (just ``name`` in the world scope ``""``)."""
-    return f"{scope}::{name}" if scope else name
-
-
-@dataclass(eq=False)
-class _Vertex:
-    key: str
-    kind: FrameKind
-    scope: str  # scoped name of the enclosing model, "" in a world (or above a root model)
-    name: str
-    where: Where
-    element: SdfModel | SdfLink | SdfJoint | SdfFrame | None = None
-    pose_parent: str | None = None
-    pose: Matrix = field(default_factory=lambda: np.eye(4))
-    attached: str | None = None
-    # resolution caches
-    world: Matrix | None = None
+__all__ = [
+    "MODEL_FRAME",
+    "WORLD",
+    "FrameGraph",
+    "FrameKind",
+    "ResolvedFrame",
+    "ResolvedModel",
+    "canonical_link_name",
+    "join",
+    "pose_in_model_with_placement",
+    "resolve",
+    "resolved_poses",
+    "world_poses",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -110,364 +102,23 @@ class FrameGraph:
 
     def __init__(self, document: SdfDocument) -> None:
         self.document = document
-        self._vertices: dict[str, _Vertex] = {}
-        self._by_kind: dict[tuple[str, str], _Vertex] = {}
-        self._problems: list[FrameError] = []
-        self._models: dict[str, SdfModel] = {}
-        self._build()
-
-    # ---------------------------------------------------------------- building
-    def _add(self, vertex: _Vertex) -> None:
-        if vertex.key in self._vertices:
-            # the document reader reports sibling duplicates; this catches a nested name clash
-            other = self._vertices[vertex.key]
-            self._problem(
-                f"the name '{vertex.key}' is used by a {other.kind} ({other.where}) and a {vertex.kind}",
-                "duplicate_name",
-                vertex,
-                hint="Rename one of them.",
-            )
-            return
-        self._vertices[vertex.key] = vertex
-        self._by_kind[(vertex.kind, vertex.key)] = vertex
-
-    def _problem(
-        self,
-        message: str,
-        kind: FrameProblem,
-        vertex: _Vertex | None,
-        *,
-        where: Where | None = None,
-        hint: str | None = None,
-        cycle: Iterable[str] = (),
-    ) -> None:
-        at = where or (vertex.where if vertex is not None else Where(self.document.path, None))
-        self._problems.append(
-            FrameError(
-                message,
-                kind=kind,
-                cycle=tuple(cycle),
-                source=at.source,
-                line=at.line,
-                element=vertex.kind if vertex is not None and vertex.kind != "world" else None,
-                name=vertex.key if vertex is not None else None,
-                hint=hint,
-            )
-        )
-
-    def _build(self) -> None:
-        document = self.document
-        self._add(_Vertex(WORLD, "world", "", WORLD, Where(document.path, None)))
-        if document.world is not None:
-            world = document.world
-            for model in world.models:
-                self._add_model(model, "")
-            for frame in world.frames:
-                self._add(_Vertex(frame.name, "frame", "", frame.name, frame.where, frame))
-            for joint in world.joints:
-                self._add(_Vertex(joint.name, "joint", "", joint.name, joint.where, joint))
-        elif document.model is not None:
-            self._add_model(document.model, "")
-        # edges, once every vertex exists
-        for vertex in list(self._vertices.values()):
-            self._edges(vertex)
-        self._placements()
-        if not self._problems:
-            self._check_cycles()
-        if not self._problems:
-            for vertex in self._vertices.values():
-                self._world_pose(vertex)
-        if self._problems:
-            raise FrameError.combine(self._problems)
-
-    def _add_model(self, model: SdfModel, scope: str) -> None:
-        self._models[model.scoped_name] = model
-        self._add(_Vertex(model.scoped_name, "model", scope, model.name, model.where, model))
-        inner = model.scoped_name
-        for link in model.links:
-            self._add(_Vertex(join(inner, link.name), "link", inner, link.name, link.where, link))
-        for joint in model.joints:
-            self._add(_Vertex(join(inner, joint.name), "joint", inner, joint.name, joint.where, joint))
-        for frame in model.frames:
-            self._add(_Vertex(join(inner, frame.name), "frame", inner, frame.name, frame.where, frame))
-        for nested in model.models:
-            self._add_model(nested, inner)
+        self._table = build_frame_table(document)
+        self._vertices = self._table.vertices
+        self._by_kind = self._table.by_kind
+        self._models = self._table.models
+        for vertex in self._vertices.values():
+            self._world_pose(vertex)
 
     def lookup(self, scope: str, reference: str) -> str | None:
         """Return the vertex key ``reference`` names in ``scope`` (a model's scoped name or ``""``)."""
-        ref = reference.strip()
-        if not ref:
-            return None
-        if ref == MODEL_FRAME:
-            return scope if scope else None
-        if ref == WORLD and not scope:
-            return WORLD
-        want_model = ref.endswith("::" + MODEL_FRAME)
-        if want_model:
-            ref = ref[: -len("::" + MODEL_FRAME)]
-        key = join(scope, ref)
-        vertex = self._vertices.get(key)
-        if vertex is None or vertex.kind == "world" or (want_model and vertex.kind != "model"):
-            return None
-        return key
-
-    def _available(self, scope: str) -> list[str]:
-        prefix = f"{scope}::" if scope else ""
-        names = [
-            v.key[len(prefix) :]
-            for v in self._vertices.values()
-            if v.scope == scope and v.kind != "world" and v.key.startswith(prefix)
-        ]
-        return names + ([MODEL_FRAME] if scope else [WORLD])
-
-    def _unknown(self, vertex: _Vertex, attribute: str, reference: str, where: Where | None = None) -> None:
-        scope = vertex.scope
-        what = (
-            f"model '{scope}'"
-            if scope
-            else f"world '{self.document.world.name}'"
-            if self.document.world
-            else "the file"
-        )
-        self._problem(
-            f'{attribute}="{reference}" names no frame of {what}',
-            "unknown_reference",
-            vertex,
-            where=where,
-            hint=f"Use one of: {listing(self._available(scope))} (or nested names a::b).",
-        )
-
-    def _default_frame(self, scope: str) -> str:
-        return scope if scope else WORLD
-
-    def _edges(self, vertex: _Vertex) -> None:
-        element = vertex.element
-        scope = vertex.scope
-        if vertex.kind == "world" or element is None:
-            return
-        pose = element.pose
-        vertex.pose = np.array(pose.transform)
-        relative_to = pose.relative_to
-        parent: str | None
-        if isinstance(element, SdfModel):
-            if relative_to and not scope and self.document.world is None:
-                self._problem(
-                    f'the root model\'s <pose relative_to="{relative_to}"> has nothing to refer to',
-                    "unknown_reference",
-                    vertex,
-                    where=pose.where,
-                    hint="Leave relative_to out: a model file's root model is placed relative to the world.",
-                )
-                return
-            parent = self.lookup(scope, relative_to) if relative_to else self._default_frame(scope)
-            if parent is None:
-                self._unknown(vertex, "relative_to", relative_to, pose.where)
-            vertex.pose_parent = parent
-            if not element.static:
-                vertex.attached = self._canonical(vertex, element)
-            return
-        if isinstance(element, SdfLink):
-            parent = self.lookup(scope, relative_to) if relative_to else self._default_frame(scope)
-            if parent is None:
-                self._unknown(vertex, "relative_to", relative_to, pose.where)
-            vertex.pose_parent = parent
-            return
-        if isinstance(element, SdfJoint):
-            self._joint_edges(vertex, element)
-            return
-        assert isinstance(element, SdfFrame)
-        attached = self._default_frame(scope)
-        if element.attached_to:
-            found = self.lookup(scope, element.attached_to)
-            if found is None:
-                self._unknown(vertex, "attached_to", element.attached_to)
-                return
-            if found == vertex.key:
-                self._problem(
-                    f'attached_to="{element.attached_to}" names the frame itself',
-                    "cycle",
-                    vertex,
-                    cycle=(vertex.key, vertex.key),
-                    hint="Attach it to a link, another frame or the model.",
-                )
-                return
-            attached = found
-        vertex.attached = attached
-        if relative_to:
-            parent = self.lookup(scope, relative_to)
-            if parent is None:
-                self._unknown(vertex, "relative_to", relative_to, pose.where)
-            vertex.pose_parent = parent
-        else:
-            vertex.pose_parent = attached
-
-    def _joint_edges(self, vertex: _Vertex, joint: SdfJoint) -> None:
-        scope = vertex.scope
-        if joint.child == WORLD:
-            self._problem(
-                "the child is 'world', which cannot move",
-                "invalid_joint",
-                vertex,
-                hint="Swap <parent> and <child>: world may only be a parent.",
-            )
-            return
-        if joint.child == joint.parent:
-            self._problem(
-                f"parent and child are both '{joint.child}'",
-                "invalid_joint",
-                vertex,
-                hint="A joint connects two different frames.",
-            )
-            return
-        child = self.lookup(scope, joint.child)
-        if child is None:
-            self._unknown(vertex, "<child>", joint.child)
-            return
-        if child == vertex.key:
-            self._problem(
-                "the joint names itself as its child",
-                "invalid_joint",
-                vertex,
-                hint="Name the child link.",
-            )
-            return
-        if joint.parent != WORLD:
-            parent_key = self.lookup(scope, joint.parent)
-            if parent_key is None:
-                self._unknown(vertex, "<parent>", joint.parent)
-            elif parent_key == vertex.key:
-                self._problem(
-                    "the joint names itself as its parent",
-                    "invalid_joint",
-                    vertex,
-                    hint="Name the parent link.",
-                )
-        vertex.attached = child
-        relative_to = joint.pose.relative_to
-        if relative_to:
-            parent = self.lookup(scope, relative_to)
-            if parent is None:
-                self._unknown(vertex, "relative_to", relative_to, joint.pose.where)
-            vertex.pose_parent = parent
-        else:
-            vertex.pose_parent = child
-        for axis in (joint.axis, joint.axis2):
-            if axis is not None and axis.expressed_in and self.lookup(scope, axis.expressed_in) is None:
-                self._unknown(vertex, "<xyz expressed_in", axis.expressed_in, axis.where)
-
-    def _canonical(self, vertex: _Vertex, model: SdfModel) -> str | None:
-        scope = model.scoped_name
-        if model.canonical_link:
-            key = self.lookup(scope, model.canonical_link)
-            if key is None or self._vertices[key].kind != "link":
-                links = [
-                    v.key[len(scope) + 2 :]
-                    for v in self._vertices.values()
-                    if v.kind == "link" and v.key.startswith(scope + "::")
-                ]
-                self._problem(
-                    f'canonical_link="{model.canonical_link}" is not a link of the model',
-                    "canonical_link",
-                    vertex,
-                    hint=f"Name one of its links: {listing(links)}.",
-                )
-                return None
-            return key
-        if model.links:
-            return join(scope, model.links[0].name)
-        if model.models:
-            return model.models[0].scoped_name
-        self._problem(
-            "the model has no link (a model that is not static needs at least one)",
-            "missing_link",
-            vertex,
-            hint="Add a <link>, or mark the model <static>true</static>.",
-        )
-        return None
-
-    def _placements(self) -> None:
-        # deepest models first: a placement frame may sit in a nested model that has its own
-        models = sorted((v for v in self._vertices.values() if v.kind == "model"), key=lambda v: -v.key.count("::"))
-        for vertex in models:
-            model = vertex.element
-            assert isinstance(model, SdfModel)
-            if not model.placement_frame:
-                continue
-            key = self.lookup(model.scoped_name, model.placement_frame)
-            if key is None or key == model.scoped_name and model.placement_frame != MODEL_FRAME:
-                self._problem(
-                    f'placement_frame "{model.placement_frame}" names no frame of the model',
-                    "placement_frame",
-                    vertex,
-                    hint=f"Use one of: {listing(self._available(model.scoped_name))}.",
-                )
-                continue
-            try:
-                inside = self._chain(key, model.scoped_name)
-            except _Cycle as cycle:
-                self._problem(
-                    "frame cycle: " + " -> ".join(cycle.keys),
-                    "cycle",
-                    self._vertices[cycle.keys[0]],
-                    cycle=cycle.keys,
-                    hint="Make one of these poses relative to a frame outside the loop.",
-                )
-                continue
-            if inside is None:
-                continue  # reported elsewhere (an unknown reference on the way)
-            vertex.pose = vertex.pose @ _inverse(inside)
+        return self._table.lookup(scope, reference)
 
     # ---------------------------------------------------------------- resolving
-    def _chain(self, key: str, stop: str) -> Matrix | None:
-        """Product of the pose edges from ``key`` up to ``stop``; ``None`` if the chain breaks
-        (an unknown reference, reported elsewhere) or passes the root without meeting ``stop``."""
-        product = np.eye(4)
-        seen: list[str] = []
-        current: str | None = key
-        while current is not None and current != stop:
-            if current in seen:
-                raise _Cycle([*seen[seen.index(current) :], current])
-            seen.append(current)
-            vertex = self._vertices[current]
-            if vertex.kind == "world":
-                return None
-            product = vertex.pose @ product
-            current = vertex.pose_parent
-        return product if current == stop else None
-
-    def _check_cycles(self) -> None:
-        reported: set[frozenset[str]] = set()
-        for graph in ("attached", "pose_parent"):
-            state: dict[str, int] = {}  # 1 on the current path, 2 done
-            for start in self._vertices:
-                path: list[str] = []
-                current: str | None = start
-                while current is not None and state.get(current) != 2:
-                    if state.get(current) == 1:
-                        loop = [*path[path.index(current) :], current]
-                        members = frozenset(loop)
-                        if members not in reported:
-                            reported.add(members)
-                            what = "relative_to" if graph == "pose_parent" else "attached_to"
-                            self._problem(
-                                f"{what} cycle: " + " -> ".join(loop),
-                                "cycle",
-                                self._vertices[loop[0]],
-                                cycle=loop,
-                                hint=f"Break the loop: make one of these {what} a frame outside it.",
-                            )
-                        break
-                    state[current] = 1
-                    path.append(current)
-                    current = getattr(self._vertices[current], graph)
-                for key in path:
-                    state[key] = 2
-
-    def _world_pose(self, vertex: _Vertex) -> Matrix:
+    def _world_pose(self, vertex: Vertex) -> Matrix:
         if vertex.world is not None:
             return vertex.world
-        chain: list[_Vertex] = []
-        current: _Vertex | None = vertex
+        chain: list[Vertex] = []
+        current: Vertex | None = vertex
         while current is not None and current.world is None:
             if current.kind == "world":
                 current.world = np.eye(4)
@@ -483,9 +134,15 @@ class FrameGraph:
 
     # ---------------------------------------------------------------- queries
     def has(self, kind: str, key: str) -> bool:
+        """Whether the document has a ``kind`` (link, joint, frame, model) with this full scoped name."""
         return (kind, key) in self._by_kind
 
-    def vertex(self, kind: str, key: str) -> _Vertex:
+    def vertex(self, kind: str, key: str) -> Vertex:
+        """The vertex of the ``kind`` with this full scoped name.
+
+        Raises:
+            KeyError: There is none; the message lists the known names of that kind.
+        """
         try:
             return self._by_kind[(kind, key)]
         except KeyError:
@@ -507,10 +164,10 @@ class FrameGraph:
         vertex = self._vertices[key] if kind is None else self.vertex(kind, key)
         if vertex.key == relative_to:
             return np.eye(4)
-        direct = self._chain(vertex.key, relative_to)
+        direct = self._table.chain(vertex.key, relative_to)
         if direct is not None:
             return direct
-        return _inverse(self._world_pose(self._vertices[relative_to])) @ self._world_pose(vertex)
+        return inverse_transform(self._world_pose(self._vertices[relative_to])) @ self._world_pose(vertex)
 
     def body(self, key: str) -> str:
         """The link (full scoped name) the frame ``key`` moves with, or ``"world"``."""
@@ -563,6 +220,7 @@ class FrameGraph:
             yield self.resolved(vertex.key)
 
     def resolved(self, key: str) -> ResolvedFrame:
+        """The resolved frame with this full scoped name."""
         vertex = self._vertices[key]
         model = vertex.scope
         reference = model if model else WORLD
@@ -587,12 +245,6 @@ class FrameGraph:
     def model_names(self) -> list[str]:
         """The scoped name of every model, in document order."""
         return list(self._models)
-
-
-class _Cycle(Exception):
-    def __init__(self, keys: list[str]) -> None:
-        super().__init__(" -> ".join(keys))
-        self.keys = keys
 
 
 class ResolvedModel:
@@ -676,7 +328,7 @@ def pose_in_model_with_placement(model: SdfModel, raw: Matrix) -> Matrix:
             element="model",
             name=model.scoped_name,
         )
-    return raw @ _inverse(graph.pose(key, model.scoped_name))
+    return raw @ inverse_transform(graph.pose(key, model.scoped_name))
 
 
 def _unplaced(model: SdfModel) -> SdfModel:

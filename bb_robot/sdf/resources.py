@@ -26,8 +26,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from bb_robot.sdf.errors import IncludeError
-from bb_robot.urdf.errors import UrdfError
-from bb_robot.urdf.xml_safe import Node, parse_xml, read_document
+from bb_robot.xmlsafe import Node, XmlError, parse_xml, read_document
 
 #: The newest SDFormat version this loader reads.
 SUPPORTED_VERSION: tuple[int, int] = (1, 12)
@@ -125,9 +124,20 @@ def resolve_include(
 ) -> ResolvedUri:
     """Return the SDF file an ``<include><uri>`` stands for.
 
-    :raises IncludeError: ``kind="network"`` for http(s) URIs, ``"missing"`` (listing
-        the directories searched) when nothing exists, ``"bad_config"`` for a model
-        directory without a usable ``model.config``.
+    Args:
+        uri: The URI as written (``model://``, relative, absolute, ``file://``).
+        base_dir: The including file's directory (searched first), or ``None``.
+        directories: The resource directories searched next.
+        source: The including file, for errors.
+        line: The ``<uri>`` line, for errors.
+
+    Returns:
+        The file and the warnings of finding it.
+
+    Raises:
+        IncludeError: ``kind="network"`` for http(s) URIs, ``"missing"`` (listing
+            the directories searched) when nothing exists, ``"bad_config"`` for a model
+            directory without a usable ``model.config``.
     """
     scheme, _ = split_uri(uri)
     if not uri.strip():
@@ -174,7 +184,7 @@ def resolve_include(
 def _read_config(path: Path, uri: str, source: str | None, line: int | None) -> Node:
     try:
         root = parse_xml(read_document(path), str(path))
-    except UrdfError as error:
+    except XmlError as error:
         raise IncludeError(
             f"the model directory's {path.name} cannot be read: {error.problem}",
             kind="bad_config",

@@ -16,18 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bb_robot.errors import BbRobotError
-
-STRING_SOURCE = "<string>"
-
-
-def where(source: str | None, line: int | None, column: int | None = None) -> str:
-    """``file:line:column`` (or ``<string>:line``) as compilers print it."""
-    text = source if source is not None else STRING_SOURCE
-    if line is not None:
-        text += f":{line}"
-        if column is not None:
-            text += f":{column}"
-    return text
+from bb_robot.xmlsafe import errors as xml_errors
+from bb_robot.xmlsafe.errors import STRING_SOURCE as STRING_SOURCE
+from bb_robot.xmlsafe.errors import where as where
 
 
 class UrdfError(BbRobotError):
@@ -102,8 +93,7 @@ class DocumentTooLargeError(UrdfError):
         self.size = size
         self.limit = limit
         super().__init__(
-            f"the document is larger than the {limit // (1024 * 1024)} MiB limit "
-            f"({'more than ' if size > limit else ''}{size} bytes)",
+            xml_errors.DocumentTooLargeError.describe(size, limit),
             source=source,
             hint="A URDF is normally well under 1 MiB; check that this is the right file.",
         )
@@ -114,7 +104,7 @@ class EmptyDocumentError(UrdfError):
 
     def __init__(self, *, source: str | None) -> None:
         super().__init__(
-            "the document is empty (no XML element)",
+            xml_errors.EmptyDocumentError.PROBLEM,
             source=source,
             hint='Give a URDF file whose root element is <robot name="...">.',
         )
@@ -126,13 +116,8 @@ class XmlSyntaxError(UrdfError):
 
     def __init__(self, reason: str, *, source: str | None, line: int, column: int) -> None:
         self.reason = reason
-        super().__init__(
-            f"malformed XML: {reason}",
-            source=source,
-            line=line,
-            column=column,
-            hint=("Fix the XML at that position (a tag not closed, a stray '<' or '&', a truncated file)."),
-        )
+        syntax = xml_errors.XmlSyntaxError
+        super().__init__(syntax.describe(reason), source=source, line=line, column=column, hint=syntax.SYNTAX_HINT)
 
 
 class UnsafeXmlError(UrdfError):
@@ -140,13 +125,8 @@ class UnsafeXmlError(UrdfError):
 
     def __init__(self, construct: str, *, source: str | None, line: int | None) -> None:
         self.construct = construct
-        super().__init__(
-            f"refused {construct}: document type definitions and entities are not allowed "
-            "(they can expand without bound or read other files)",
-            source=source,
-            line=line,
-            hint="Remove the <!DOCTYPE ...> block and write the values out in full.",
-        )
+        unsafe = xml_errors.UnsafeXmlError
+        super().__init__(unsafe.describe(construct), source=source, line=line, hint=unsafe.UNSAFE_HINT)
 
 
 class NotUrdfError(UrdfError):
@@ -217,11 +197,12 @@ class MissingElementError(UrdfError):
         )
 
 
-class InvalidValueError(UrdfError):
+class InvalidValueError(UrdfError, xml_errors.InvalidValueError):
     """A value cannot be used: not a number, wrong count, NaN/inf, zero-length axis.
 
     ``element``, ``attribute`` (``None`` for element text) and ``value`` say where,
-    ``expected`` what was wanted.
+    ``expected`` what was wanted.  It is also a :class:`bb_robot.xmlsafe.InvalidValueError`,
+    the base it shares with the SDF parser's error of that name.
     """
 
     def __init__(

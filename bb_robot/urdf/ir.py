@@ -1,11 +1,11 @@
-"""The URDF intermediate representation of seed 000 (``BB.Urdf.Parser``).
+"""The URDF intermediate representation: what :mod:`bb_robot.urdf.parser` returns.
 
 The representation stays close to the URDF wire format: link and joint lists
 are flat (joints name their parent and child links), every value is a float in
 SI base units, and unsupported features are collected as ``warnings`` rather
-than raised.  Field names follow the seed.  Where the seed's types cannot hold
-what a file says, the seed's field keeps its seed meaning and an ``extra_*``
-field keeps the rest (documented on each class), so nothing is lost.
+than raised.  Where a field cannot hold what a file says, it keeps its first
+meaning and an ``extra_*`` field keeps the rest (documented on each class), so
+nothing is lost.  ``docs/seed-traceability.md`` maps the fields to their origin.
 """
 
 from __future__ import annotations
@@ -30,11 +30,14 @@ from bb_robot.model.geometry import (
 from bb_robot.model.robot import JOINT_TYPES, Dynamics, JointType, Mimic
 
 __all__ = [
+    "AXIS_TYPES",
+    "BOUNDED_TYPES",
     "Box",
     "Collision",
     "Color",
     "Cylinder",
     "Geometry",
+    "INERTIA_KEYS",
     "Inertia",
     "Inertial",
     "JOINT_TYPES",
@@ -54,6 +57,16 @@ __all__ = [
     "Visual",
     "Dynamics",
 ]
+
+
+AXIS_TYPES: frozenset[str] = frozenset(("revolute", "continuous", "prismatic", "planar"))
+"""The joint types that use their ``<axis>`` (URDF's default ``1 0 0`` when it is missing)."""
+
+INERTIA_KEYS: tuple[str, ...] = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+"""The attributes of ``<inertia>``: the tensor's upper triangle, row by row."""
+
+BOUNDED_TYPES: frozenset[str] = frozenset(("revolute", "prismatic"))
+"""The joint types URDF requires a ``<limit>`` with ``lower``/``upper`` for."""
 
 
 @dataclass

@@ -125,8 +125,6 @@ SIMPLE_TRANSMISSION = "transmission_interface/SimpleTransmission"
 HARDWARE_INTERFACE = "hardware_interface/JointStateInterface"
 """Written as each transmission joint's ``<hardwareInterface>``, which the model does not keep."""
 
-_AXIS_TYPES = frozenset(("revolute", "continuous", "prismatic", "planar"))
-_BOUNDED_TYPES = frozenset(("revolute", "prismatic"))
 # Characters XML 1.0 cannot hold at all, even escaped.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 _TRANSMISSION_COMMENT = (
@@ -381,7 +379,7 @@ class UrdfElements:
         ET.SubElement(
             element,
             "inertia",
-            {key: self.number(getattr(i, key), f"{where} <inertia {key}>") for key in _INERTIA_KEYS},
+            {key: self.number(getattr(i, key), f"{where} <inertia {key}>") for key in ir.INERTIA_KEYS},
         )
         return element
 
@@ -453,7 +451,7 @@ class UrdfElements:
         self._origin_in(element, joint.origin, owner)
         ET.SubElement(element, "parent", link=self.name(joint.parent, f"{owner} <parent link>"))
         ET.SubElement(element, "child", link=self.name(joint.child, f"{owner} <child link>"))
-        if joint.type in _AXIS_TYPES:
+        if joint.type in ir.AXIS_TYPES:
             x, y, z = (float(c) for c in (joint.axis or (1.0, 0.0, 0.0)))
             if x == y == z == 0.0:
                 raise self.fail(owner, "the axis has zero length (a moving joint needs a direction)")
@@ -513,7 +511,6 @@ class UrdfElements:
         return element
 
 
-_INERTIA_KEYS = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
 
 
 def _is_positive_zero(value: float) -> bool:
@@ -591,7 +588,7 @@ def _joint_to_ir(joint: Joint, placeholder: float) -> tuple[ir.Joint, list[tuple
     effort = _known_rate(limits.effort)
     velocity = _known_rate(limits.velocity)
     limit: ir.Limit | None = None
-    if joint.type in _BOUNDED_TYPES or any(v is not None for v in (lower, upper, effort, velocity)):
+    if joint.type in ir.BOUNDED_TYPES or any(v is not None for v in (lower, upper, effort, velocity)):
         if effort is None or velocity is None:
             notes.append(
                 (
@@ -621,7 +618,7 @@ def _joint_to_ir(joint: Joint, placeholder: float) -> tuple[ir.Joint, list[tuple
         parent=joint.parent_link,
         child=joint.child_link,
         origin=joint.origin,
-        axis=joint.axis if joint.type in _AXIS_TYPES else None,
+        axis=joint.axis if joint.type in ir.AXIS_TYPES else None,
         limit=limit,
         dynamics=joint.dynamics,
         mimic=joint.mimic if joint.type != "fixed" else None,

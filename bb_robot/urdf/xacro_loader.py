@@ -14,7 +14,8 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import IO
+from xml.dom.minidom import Document
 
 from .errors import UrdfError, XacroError
 from .xml_safe import parse_xml, read_document
@@ -40,14 +41,25 @@ def _hint_for(detail: str) -> str:
     return "Fix the xacro file, or run `xacro FILE` to see xacro's own report."
 
 
-def expand_xacro(path: str | os.PathLike[str], args: Mapping[str, str] | None = None) -> str:
-    """Expand the xacro file at ``path`` with ``args`` (xacro's ``name:=value`` arguments)
-    and return the resulting XML text.
+_XacroInput = str | IO[str] | Document | None
+"""What ``xacro.parse`` takes: XML text, an open file, a parsed document, or ``None`` (read ``filename``)."""
 
-    :raises UrdfFileError: ``path`` is missing or unreadable.
-    :raises UnsafeXmlError: ``path`` or an included file has a DOCTYPE or entity.
-    :raises XmlSyntaxError: ``path`` is not well-formed XML.
-    :raises XacroError: xacro is not installed, or failed (message names the file).
+
+def expand_xacro(path: str | os.PathLike[str], args: Mapping[str, str] | None = None) -> str:
+    """Expand a xacro file.
+
+    Args:
+        path: The ``.xacro`` file.
+        args: xacro's ``name:=value`` arguments.
+
+    Returns:
+        The resulting XML text.
+
+    Raises:
+        UrdfFileError: ``path`` is missing or unreadable.
+        UnsafeXmlError: ``path`` or an included file has a DOCTYPE or entity.
+        XmlSyntaxError: ``path`` is not well-formed XML.
+        XacroError: xacro is not installed, or failed (the message names the file).
     """
     name = os.fspath(path)
     parse_xml(read_document(name), name, build=False)
@@ -62,9 +74,9 @@ def expand_xacro(path: str | os.PathLike[str], args: Mapping[str, str] | None = 
 
     mappings = {str(key): str(value) for key, value in (args or {}).items()}
     with _LOCK:
-        original_parse: Callable[..., Any] = xacro.parse
+        original_parse: Callable[[_XacroInput, str | None], Document] = xacro.parse
 
-        def checked_parse(inp: Any, filename: str | None = None) -> Any:
+        def checked_parse(inp: _XacroInput, filename: str | None = None) -> Document:
             # xacro opens included files through parse(None, filename): check them first.
             if inp is None and filename is not None:
                 included = os.path.join(xacro.root_dir, filename)

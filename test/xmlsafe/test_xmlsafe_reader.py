@@ -1,4 +1,4 @@
-"""The safe XML loader: tree, line numbers, refusals, limits."""
+"""The shared safe XML reader: tree, line numbers, refusals, limits."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from pathlib import Path
 import pytest
 
 from bb_robot.errors import BbRobotError
-from bb_robot.urdf import xml_safe
-from bb_robot.urdf.errors import (
+from bb_robot.xmlsafe import reader as xml_safe
+from bb_robot.xmlsafe.errors import (
     DocumentTooLargeError,
     EmptyDocumentError,
     UnsafeXmlError,
-    UrdfFileError,
     XmlSyntaxError,
 )
-from bb_robot.urdf.xml_safe import Node, parse_xml, read_document
+from bb_robot.xmlsafe.errors import XmlFileError as UrdfFileError
+from bb_robot.xmlsafe.reader import Node, parse_xml, read_document
 
 DOC = """<?xml version="1.0"?>
 <robot name="r">
