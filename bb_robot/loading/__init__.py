@@ -9,7 +9,7 @@ URDF, or xacro when the file name ends in ``.xacro`` or an element uses the xacr
 * :func:`load_text` — URDF text → :class:`LoadedModel`;
 * :func:`detect_format`, :func:`format_from`, :func:`root_element` — the rule itself;
 * :func:`read_urdf` — a URDF or xacro file parsed, not built (for reports on the document);
-* :func:`load_sdf`, :func:`root_placement` — the SDF half;
+* :func:`load_sdf`, :func:`loaded_sdf`, :func:`root_placement` — the SDF half;
 * :func:`sdf_to_urdf` — an SDF result written as URDF (``SdfLoadResult.to_urdf``).
 
 Every caller loads through here: the command line (:mod:`bb_robot.cli.common`), the description
@@ -40,6 +40,7 @@ from bb_robot.loading.load import (
     load_sdf,
     load_text,
     load_urdf_robot,
+    loaded_sdf,
     read_urdf,
     root_placement,
 )
@@ -68,6 +69,7 @@ __all__ = [
     "load_sdf",
     "load_text",
     "load_urdf_robot",
+    "loaded_sdf",
     "read_head",
     "read_urdf",
     "root_element",

@@ -139,17 +139,7 @@ def load_file(
     if format == "sdf":
         if drop_world:
             raise LoadError(f"{name}: drop_world applies to URDF and xacro files; this is SDF")
-        result = load_sdf(name, scope, resource_paths, environ=environ)
-        return LoadedModel(
-            result.robot,
-            None,
-            "sdf",
-            name,
-            placement=root_placement(result),
-            scope=result.source_scope,
-            warnings=tuple(result.warnings),
-            sdf=result,
-        )
+        return loaded_sdf(name, load_sdf(name, scope, resource_paths, environ=environ))
     if scope:
         raise ScopeNotApplicableError(name, scope, format)
     from bb_robot.urdf.builder import build_robot
@@ -213,6 +203,20 @@ def load_sdf(
         result = load_from_model(document, root.scoped_name, build_serial=False)
         note = f"{path}: no model has a movable joint; loaded the file's model '{root.scoped_name}'"
         return replace(result, warnings=(*result.warnings, note))
+
+
+def loaded_sdf(path: str, result: SdfLoadResult) -> LoadedModel:
+    """The loaded-model value of an SDF loader's result for the file ``path``."""
+    return LoadedModel(
+        result.robot,
+        None,
+        "sdf",
+        path,
+        placement=root_placement(result),
+        scope=result.source_scope,
+        warnings=tuple(result.warnings),
+        sdf=result,
+    )
 
 
 def root_placement(result: SdfLoadResult) -> RootPlacement | None:
