@@ -95,9 +95,7 @@ def test_the_extension_decides_only_without_a_robot_or_sdf_root(tmp_path: Path) 
 
 
 def test_xacro_by_name_or_by_an_element_in_its_namespace(tmp_path: Path) -> None:
-    xacro_text = (
-        f'<robot name="x" {XACRO_NS}><xacro:property name="n" value="base"/><link name="${{n}}"/></robot>'
-    )
+    xacro_text = f'<robot name="x" {XACRO_NS}><xacro:property name="n" value="base"/><link name="${{n}}"/></robot>'
     by_namespace = write(tmp_path / "robot.urdf", xacro_text)
     assert uses_xacro(xacro_text.encode()) and detect_format(by_namespace) == "xacro"
     loaded = load_file(by_namespace)
@@ -140,7 +138,8 @@ def test_errors_name_the_file(tmp_path: Path) -> None:
     with pytest.raises(LoadError, match=r"m.sdf: an SDF file, not URDF or xacro"):
         SerialManipulator.from_urdf(sdf)
     latin1 = tmp_path / "latin1.urdf"
-    latin1.write_bytes("<?xml version='1.0' encoding='latin-1'?><robot name='é'><link name='a'/></robot>".encode("latin-1"))
+    declared = "<?xml version='1.0' encoding='latin-1'?><robot name='é'><link name='a'/></robot>"
+    latin1.write_bytes(declared.encode("latin-1"))
     loaded = load_file(latin1)  # the parser reads the declared encoding
     assert loaded.robot.name == "é"
     with pytest.raises(LoadError, match=r"latin1.urdf: not UTF-8 text"):
@@ -209,7 +208,8 @@ def test_the_lower_layers_import_nothing_above_them_and_the_documented_calls_sti
     code = (
         "import sys\n"
         "from bb_robot.model.serial import SerialManipulator\n"
-        "above = sorted(m for m in sys.modules if m.startswith(('bb_robot.urdf', 'bb_robot.sdf', 'bb_robot.loading')))\n"
+        "upper = ('bb_robot.urdf', 'bb_robot.sdf', 'bb_robot.loading')\n"
+        "above = sorted(m for m in sys.modules if m.startswith(upper))\n"
         "assert not above, above\n"
         f"chain = SerialManipulator.from_urdf({str(BB_ARM)!r}, 'tcp')\n"
         "print(chain.dof)\n"
