@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_robot.cli import common
-from bb_robot.loading import LoadedModel
+from bb_robot.loading import LoadedModel, read_urdf
 
 JSON_SHAPE = (
     '{"from": "urdf|sdf", "to": "urdf|python", "robot", "source_scope", "output": path or null, '
@@ -41,16 +41,17 @@ def to_urdf(loaded: LoadedModel, *, mesh_uris: str) -> str:
 def to_python(loaded: LoadedModel, xacro_args: dict[str, str]) -> str:
     """Python source rebuilding the loaded robot with the authoring API.
 
-    A URDF or xacro file goes through :func:`bb_robot.authoring.importer.import_urdf` (from the
-    file's intermediate representation: what was written, as written); an SDF robot through
+    A URDF or xacro file goes through :func:`bb_robot.authoring.importer.python_source_for` of
+    the file's intermediate representation (:func:`bb_robot.loading.read_urdf`: what was written,
+    as written, as :func:`~bb_robot.authoring.importer.import_urdf` does); an SDF robot through
     :func:`~bb_robot.authoring.importer.python_source_for` of the robot model's representation,
     as :func:`~bb_robot.authoring.importer.import_sdf` does, for the model this command loaded.
     """
-    from bb_robot.authoring.importer import import_urdf, python_source_for
+    from bb_robot.authoring.importer import python_source_for
     from bb_robot.urdf.writer import model_to_ir
 
-    if loaded.sdf is None:
-        return import_urdf(loaded.source, xacro_args=xacro_args or None)
+    if loaded.kind in ("urdf", "xacro"):
+        return python_source_for(read_urdf(loaded.source, loaded.kind, xacro_args or None).document)
     return python_source_for(model_to_ir(loaded.robot), source=loaded.source, scope=common.source_scope(loaded))
 
 
