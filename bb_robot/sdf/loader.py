@@ -119,9 +119,14 @@ class SdfLoadResult:
         writes each one :meth:`resolve_uri` finds as an absolute ``file://`` URI (one it
         cannot find stays as written, or raises with ``strict_uris=True``).  ``unknown_limit``
         (``None``: the URDF writer's default, 1e16) is written for a limit URDF requires and
-        the SDF leaves unlimited.  See :func:`bb_robot.loading.sdf_urdf.sdf_to_urdf`.
+        the SDF leaves unlimited.  Written by :func:`bb_robot.loading.sdf_urdf.sdf_to_urdf`
+        through the hook :data:`SDF_TO_URDF`.
+
+        Raises:
+            ValueError: another ``mesh_uris``.
+            UrdfWriteError: ``strict_uris=True`` and a mesh URI that is not found.
         """
-        return sdf_to_urdf(self, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
+        return SDF_TO_URDF.function(self, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
 
 
 class SdfToUrdf(Protocol):
@@ -141,20 +146,9 @@ class SdfToUrdf(Protocol):
 SDF_TO_URDF: Hook[SdfToUrdf] = Hook("sdf_to_urdf")
 
 
-def sdf_to_urdf(
-    result: SdfLoadResult,
-    *,
-    mesh_uris: MeshUris = "keep",
-    strict_uris: bool = False,
-    unknown_limit: float | None = None,
-) -> str:
-    """The robot of ``result`` as URDF text: :meth:`SdfLoadResult.to_urdf`.
-
-    Raises:
-        ValueError: another ``mesh_uris``.
-        UrdfWriteError: ``strict_uris=True`` and a mesh URI that is not found.
-    """
-    return SDF_TO_URDF.function(result, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
+#: ``sdf_to_urdf(result, *, mesh_uris="keep", strict_uris=False, unknown_limit=None)``: the robot
+#: of ``result`` as URDF text, :meth:`SdfLoadResult.to_urdf` called as a function.
+sdf_to_urdf = SdfLoadResult.to_urdf
 
 
 def _world_info(document: SdfDocument) -> WorldInfo:
