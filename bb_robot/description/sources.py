@@ -23,9 +23,9 @@ root element decides the format: an ``.sdf`` file whose root is ``<robot>`` is U
 text to publish as ``robot_description`` (for URDF and xacro the input text itself, never a
 re-serialisation; an SDF robot converted to URDF) and, for a model in an SDF world, the
 placement of its root.  What is the node's own is here: ``model_dirs`` and the URI forms, and
-refusing SDF text in the ``robot_description`` parameter.  The TF plan and the serial manipulator come later
-(:func:`bb_robot.description.core.prepare`), so that the node can publish ``robot_description``
-as soon as the file is parsed and validated.
+refusing SDF text in the ``robot_description`` parameter.  The TF plan and the serial
+manipulator come later (:func:`bb_robot.description.core.prepare`), so that the node can
+publish ``robot_description`` as soon as the file is parsed and validated.
 """
 
 from __future__ import annotations
