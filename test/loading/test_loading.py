@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -224,3 +225,13 @@ def test_the_lower_layers_import_nothing_above_them_and_the_documented_calls_sti
         "assert not [m for m in sys.modules if m.startswith(('bb_robot.urdf.writer', 'bb_robot.loading'))]\n"
     )
     assert sdf_alone.returncode == 0, sdf_alone.stderr
+
+
+def test_a_hook_nothing_provides_is_a_named_error() -> None:
+    from bb_robot.hooks import Hook, HookError
+
+    hook: Hook[Callable[[str], int]] = Hook("nobody_provides_this")
+    with pytest.raises(HookError, match="hook 'nobody_provides_this': no function is registered"):
+        _ = hook.function
+    hook.register(len)
+    assert hook.function is len
