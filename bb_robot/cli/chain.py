@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from bb_robot.cli import common
+from bb_robot.loading import LoadedModel
 from bb_robot.model.errors import NotSerialError, OffAxisJointError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix, matrix_to_rpy
@@ -25,12 +26,12 @@ JSON_SHAPE = (
 )
 
 
-def normalising(loaded: common.Loaded, choice: bool | None) -> bool:
+def normalising(loaded: LoadedModel, choice: bool | None) -> bool:
     """Whether to normalise axes: as asked, else for URDF/xacro input but not for SDF (seed 004's rule)."""
     return choice if choice is not None else loaded.sdf is None
 
 
-def build(loaded: common.Loaded, *, tip: str | None, base: str | None, normalise: bool) -> SerialManipulator:
+def build(loaded: LoadedModel, *, tip: str | None, base: str | None, normalise: bool) -> SerialManipulator:
     """The serial manipulator of a loaded description (SDF: from the canonical link, placed in the world)."""
     robot = loaded.robot
     base_pose = None
@@ -124,9 +125,9 @@ def run(args: argparse.Namespace) -> int:
     for warning in loaded.warnings:
         common.warn(warning)
     if args.json:
-        common.print_json(chain_json(serial, loaded.source_scope))
+        common.print_json(chain_json(serial, common.source_scope(loaded)))
         return common.EXIT_OK
-    scope = f", model '{loaded.source_scope}'" if loaded.source_scope else ""
+    scope = f", model '{common.source_scope(loaded)}'" if common.source_scope(loaded) else ""
     mode = "normalised: each axis re-expressed as +z" if normalise else "strict: every axis +z"
     print(
         f"serial chain of robot '{serial.robot_name}' ({args.file}{scope}): "

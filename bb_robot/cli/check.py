@@ -10,7 +10,6 @@ user has to change (see :func:`locate`).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,16 @@ from typing import Any
 from bb_robot.cli import common
 from bb_robot.cli.show import format_tree, summary
 from bb_robot.errors import BbRobotError
+from bb_robot.loading import (
+    Format,
+    LoadedModel,
+    ModelFileError,
+    detect_format,
+    format_from,
+    load_sdf,
+    loaded_sdf,
+    read_urdf,
+)
 from bb_robot.model.errors import InvalidRobot, TreeProblem
 
 JSON_SHAPE = (
@@ -45,7 +54,7 @@ class Report:
     robot: str | None
     warnings: list[str] = field(default_factory=list)
     errors: list[Problem] = field(default_factory=list)
-    loaded: common.Loaded | None = None
+    loaded: LoadedModel | None = None
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -202,21 +211,14 @@ def _problem(error: BbRobotError) -> list[Problem]:
 
 
 # ------------------------------------------------------------------------------ checking
-def check_urdf(path: str, xacro_args: Mapping[str, str]) -> Report:
+def check_urdf(path: str, format: Format, xacro_args: Mapping[str, str]) -> Report:
     from bb_robot.urdf.builder import build_robot
-    from bb_robot.urdf.parser import parse_string
-    from bb_robot.urdf.xacro_loader import expand_xacro, is_xacro_path
-    from bb_robot.urdf.xml_safe import read_document
 
     report = Report(ok=False, format="urdf", robot=None)
     try:
-        if is_xacro_path(path):
-            text: str | bytes = expand_xacro(path, xacro_args)
-            source = f"{path} (xacro output)"
-        else:
-            text, source = read_document(path), path
-        document = parse_string(text, source=source)
-        if xacro_args and not is_xacro_path(path):
+        urdf = read_urdf(path, format, xacro_args if format == "xacro" else None)
+        text, source, document = urdf.text, urdf.label, urdf.document
+        if xacro_args and format != "xacro":
             document.warnings.append(f"{path}: --xacro-arg ignored: the file is not a .xacro file")
     except BbRobotError as error:
         report.errors = _problem(error)
@@ -232,7 +234,7 @@ def check_urdf(path: str, xacro_args: Mapping[str, str]) -> Report:
         report.errors = _problem(error)
         return report
     report.warnings = list(robot.warnings)
-    report.loaded = common.Loaded(path, "urdf", robot, None, tuple(robot.warnings))
+    report.loaded = LoadedModel(robot, text, format, path, warnings=tuple(robot.warnings))
     report.ok = True
     return report
 
@@ -240,7 +242,7 @@ def check_urdf(path: str, xacro_args: Mapping[str, str]) -> Report:
 def check_sdf(path: str, scope: str | None, resource_paths: Sequence[str]) -> Report:
     report = Report(ok=False, format="sdf", robot=None)
     try:
-        result = common.load_sdf(path, scope, resource_paths)
+        result = load_sdf(path, scope or "", resource_paths)
     except InvalidRobot as error:
         report.robot = error.robot
         try:
@@ -254,7 +256,7 @@ def check_sdf(path: str, scope: str | None, resource_paths: Sequence[str]) -> Re
         return report
     report.robot = result.robot.name
     report.warnings = list(result.warnings)
-    report.loaded = common.Loaded(path, "sdf", result.robot, result, tuple(result.warnings))
+    report.loaded = loaded_sdf(path, result)
     report.ok = True
     return report
 
@@ -268,14 +270,14 @@ def check(
 ) -> Report:
     """Check the description at ``path``; raises :class:`common.UsageError` for options that do not apply."""
     try:
-        fmt = common.detect_format(path)
-    except common.InputFileError as error:
-        guess: common.Format = "sdf" if os.fspath(path).lower().endswith((".sdf", ".world")) else "urdf"
+        fmt = detect_format(path)
+    except ModelFileError as error:
+        guess: common.Format = "sdf" if format_from(path, b"") == "sdf" else "urdf"
         return Report(ok=False, format=guess, robot=None, errors=[Problem(str(error))])
-    if fmt == "urdf":
+    if fmt != "sdf":
         if scope:
             raise common.UsageError(f"--scope selects a model of an SDF file; {path} is URDF")
-        return check_urdf(path, xacro_args or {})
+        return check_urdf(path, fmt, xacro_args or {})
     report = check_sdf(path, scope, resource_paths)
     if xacro_args:
         report.warnings.append(f"{path}: --xacro-arg ignored: the file is SDF, not xacro")
@@ -310,7 +312,7 @@ def _print_report(report: Report, path: str) -> None:
         return
     loaded = report.loaded
     robot = loaded.robot
-    scope = f", model '{loaded.source_scope}'" if loaded.source_scope else ""
+    scope = f", model '{common.source_scope(loaded)}'" if common.source_scope(loaded) else ""
     print(f"{name} ({report.format.upper()}, {path}{scope}): {summary(robot)}")
     children = len(robot.child_joints(robot.root_link))
     print(f"root link '{robot.root_link}' has {children} child{'ren' if children != 1 else ''}")

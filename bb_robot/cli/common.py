@@ -16,41 +16,27 @@ import os
 import re
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Final, Literal
+from typing import Any, Final, Literal
 
 from bb_robot.errors import BbRobotError
-from bb_robot.model.robot import Robot
+from bb_robot.loading import LoadedModel, ModelFileError, ScopeNotApplicableError, load_file
 from bb_robot.model.transforms import Matrix, matrix_to_quaternion
-
-if TYPE_CHECKING:
-    from bb_robot.sdf.loader import SdfLoadResult
 
 EXIT_OK: Final = 0
 EXIT_INPUT: Final = 1
 EXIT_USAGE: Final = 2
 
+#: The description language a command reports: xacro is URDF.
 Format = Literal["urdf", "sdf"]
 
-#: How much of a file is read to find its root element.
-SNIFF_BYTES: Final = 64 * 1024
-_SDF_SUFFIXES: Final = (".sdf", ".world")
-_COMMENT = re.compile(rb"<!--.*?-->", re.DOTALL)
-_FIRST_ELEMENT = re.compile(rb"<([A-Za-z_][\w.:-]*)")
+#: The file named on the command line cannot be read at all (missing, a directory, ...).
+InputFileError = ModelFileError
 
 
 class UsageError(Exception):
     """An option value, or a combination of options, that cannot be used (exit code 2)."""
-
-
-class InputFileError(BbRobotError):
-    """The file named on the command line cannot be read at all (missing, a directory, ...)."""
-
-    def __init__(self, path: str, problem: str) -> None:
-        self.path = path
-        self.problem = problem
-        super().__init__(f"{path}: {problem}")
 
 
 class InputError(BbRobotError):
@@ -58,112 +44,38 @@ class InputError(BbRobotError):
 
 
 # ------------------------------------------------------------------------------- loading
-def detect_format(path: str | os.PathLike[str]) -> Format:
-    """Return ``"sdf"`` or ``"urdf"`` for the file at ``path``.
-
-    The root element decides (``<sdf>`` or ``<robot>``; comments, the XML declaration and a
-    DOCTYPE before it are skipped); without a recognisable one (empty file, junk, another
-    root), ``.sdf`` and ``.world`` files are SDF and everything else URDF, so that the
-    loader of that format reports what is wrong.  Raises :class:`InputFileError` when the
-    path is missing, a directory or not a regular file, or cannot be read.
-    """
-    name = os.fspath(path)
-    file = Path(name)
-    if not file.exists():
-        raise InputFileError(name, "no such file")
-    if file.is_dir():
-        raise InputFileError(name, "is a directory, not a robot description file")
-    if not file.is_file():
-        raise InputFileError(name, "is not a regular file")
-    try:
-        with file.open("rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-    except OSError as error:
-        raise InputFileError(name, f"cannot be read ({error.strerror or error})") from None
-    match = _FIRST_ELEMENT.search(_COMMENT.sub(b"", head))
-    root = match.group(1).decode("ascii", "replace").lower() if match else ""
-    if root == "sdf":
-        return "sdf"
-    if root == "robot":
-        return "urdf"
-    return "sdf" if name.lower().endswith(_SDF_SUFFIXES) else "urdf"
-
-
-@dataclass(frozen=True, eq=False)
-class Loaded:
-    """A description loaded for a command.
-
-    ``robot`` is the robot model (URDF convention); ``sdf`` the SDF loader's full result
-    (``None`` for URDF and xacro); ``warnings`` every warning of the load.
-    """
-
-    path: str
-    format: Format
-    robot: Robot
-    sdf: SdfLoadResult | None
-    warnings: tuple[str, ...]
-
-    @property
-    def source_scope(self) -> str | None:
-        """The selected SDF model's scoped name; ``None`` for URDF."""
-        return self.sdf.source_scope if self.sdf is not None else None
-
-
 def load(
     path: str | os.PathLike[str],
     *,
     scope: str | None = None,
     resource_paths: Sequence[str] = (),
     xacro_args: Mapping[str, str] | None = None,
-) -> Loaded:
-    """Load a URDF, xacro or SDF (model or world) file.
+) -> LoadedModel:
+    """Load a URDF, xacro or SDF (model or world) file with :func:`bb_robot.loading.load_file`.
 
-    ``scope`` selects the SDF model (default: the loader's choice); ``resource_paths`` are
-    searched for SDF includes (a URDF ignores them); ``xacro_args`` go to xacro (a warning
-    for an SDF).  ``scope`` for a URDF is a :class:`UsageError`.  Raises the loaders' errors
-    (:class:`~bb_robot.errors.BbRobotError`) for a description that cannot be used.
+    Args:
+        path: the file; its root element decides the format (:mod:`bb_robot.loading`).
+        scope: selects the SDF model (default: the loader's choice).
+        resource_paths: searched for SDF includes (a URDF ignores them).
+        xacro_args: go to xacro (a warning for URDF and SDF).
+
+    Raises:
+        UsageError: ``scope`` for a URDF or xacro file.
+        BbRobotError: the loaders' errors, for a description that cannot be used.
     """
     name = os.fspath(path)
-    fmt = detect_format(name)
-    if fmt == "urdf":
-        if scope:
-            raise UsageError(f"--scope selects a model of an SDF file; {name} is URDF")
-        from bb_robot.urdf.builder import load_urdf
-
-        robot = load_urdf(name, xacro_args=xacro_args)
-        return Loaded(name, "urdf", robot, None, tuple(robot.warnings))
-    result = load_sdf(name, scope, resource_paths)
-    warnings = tuple(result.warnings)
-    if xacro_args:
-        warnings += (f"{name}: --xacro-arg ignored: the file is SDF, not xacro",)
-    return Loaded(name, "sdf", result.robot, result, warnings)
-
-
-def load_sdf(path: str, scope: str | None, resource_paths: Sequence[str]) -> SdfLoadResult:
-    """:func:`bb_robot.sdf.loader.load_from_file` without the serial model.
-
-    A model file none of whose models has a movable joint (a static object, a sensor rig) is
-    loaded as its root model, with a warning, rather than refused: its links and frames can
-    still be checked, drawn and placed.  A world without a kinematic model is refused.
-    """
-    from dataclasses import replace
-
-    from bb_robot.sdf.document import read_document
-    from bb_robot.sdf.errors import ScopeError
-    from bb_robot.sdf.loader import load_from_file, load_from_model
-
     try:
-        return load_from_file(path, scope or "", resource_paths=list(resource_paths), build_serial=False)
-    except ScopeError as error:
-        if scope or error.kind != "none":
-            raise
-        document = read_document(path, resource_paths=list(resource_paths))
-        root = document.model
-        if root is None or not any(model.links for model in root.walk()):
-            raise
-        result = load_from_model(document, root.scoped_name, build_serial=False)
-        note = f"{path}: no model has a movable joint; loaded the file's model '{root.scoped_name}'"
-        return replace(result, warnings=(*result.warnings, note))
+        loaded = load_file(name, scope=scope or "", resource_paths=list(resource_paths), xacro_args=xacro_args)
+    except ScopeNotApplicableError:
+        raise UsageError(f"--scope selects a model of an SDF file; {name} is URDF") from None
+    if loaded.kind == "sdf" and xacro_args:
+        return replace(loaded, warnings=(*loaded.warnings, f"{name}: --xacro-arg ignored: the file is SDF, not xacro"))
+    return loaded
+
+
+def source_scope(loaded: LoadedModel) -> str | None:
+    """The selected SDF model's scoped name; ``None`` for URDF (JSON ``null``)."""
+    return loaded.scope if loaded.kind == "sdf" else None
 
 
 def explain(error: BaseException) -> str:
@@ -231,7 +143,7 @@ def add_joint_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def load_from_args(args: argparse.Namespace, path: str | None = None) -> Loaded:
+def load_from_args(args: argparse.Namespace, path: str | None = None) -> LoadedModel:
     """:func:`load` with the input options of :func:`add_input_options`."""
     return load(
         path if path is not None else args.file,

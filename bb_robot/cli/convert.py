@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from bb_robot.cli import common
+from bb_robot.loading import LoadedModel, read_urdf
 
 JSON_SHAPE = (
     '{"from": "urdf|sdf", "to": "urdf|python", "robot", "source_scope", "output": path or null, '
@@ -26,7 +27,7 @@ JSON_SHAPE = (
 )
 
 
-def to_urdf(loaded: common.Loaded, *, mesh_uris: str) -> str:
+def to_urdf(loaded: LoadedModel, *, mesh_uris: str) -> str:
     """The loaded robot as URDF text (SDF: mesh URIs kept or made absolute ``file://`` URIs)."""
     if loaded.sdf is not None:
         return loaded.sdf.to_urdf(mesh_uris="file" if mesh_uris == "file" else "keep")
@@ -37,20 +38,21 @@ def to_urdf(loaded: common.Loaded, *, mesh_uris: str) -> str:
     return robot_to_urdf(loaded.robot)
 
 
-def to_python(loaded: common.Loaded, xacro_args: dict[str, str]) -> str:
+def to_python(loaded: LoadedModel, xacro_args: dict[str, str]) -> str:
     """Python source rebuilding the loaded robot with the authoring API.
 
-    A URDF or xacro file goes through :func:`bb_robot.authoring.importer.import_urdf` (from the
-    file's intermediate representation: what was written, as written); an SDF robot through
+    A URDF or xacro file goes through :func:`bb_robot.authoring.importer.python_source_for` of
+    the file's intermediate representation (:func:`bb_robot.loading.read_urdf`: what was written,
+    as written, as :func:`~bb_robot.authoring.importer.import_urdf` does); an SDF robot through
     :func:`~bb_robot.authoring.importer.python_source_for` of the robot model's representation,
     as :func:`~bb_robot.authoring.importer.import_sdf` does, for the model this command loaded.
     """
-    from bb_robot.authoring.importer import import_urdf, python_source_for
+    from bb_robot.authoring.importer import python_source_for
     from bb_robot.urdf.writer import model_to_ir
 
-    if loaded.sdf is None:
-        return import_urdf(loaded.path, xacro_args=xacro_args or None)
-    return python_source_for(model_to_ir(loaded.robot), source=loaded.path, scope=loaded.source_scope)
+    if loaded.kind in ("urdf", "xacro"):
+        return python_source_for(read_urdf(loaded.source, loaded.kind, xacro_args or None).document)
+    return python_source_for(model_to_ir(loaded.robot), source=loaded.source, scope=common.source_scope(loaded))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -72,7 +74,7 @@ def run(args: argparse.Namespace) -> int:
             "from": loaded.format,
             "to": args.to,
             "robot": loaded.robot.name,
-            "source_scope": loaded.source_scope,
+            "source_scope": common.source_scope(loaded),
             "output": output,
             "text": None if output is not None else text,
             "warnings": list(loaded.warnings),

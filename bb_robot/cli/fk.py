@@ -42,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
         quat = " ".join(f"{c: .6f}" for c in common.pose_json(pose)["quat_xyzw"])
         rows.append([name + (" (frame)" if name in sdf_frames else ""), xyz, rpy, quat])
     configuration = ", ".join(f"{k}={v:g}" for k, v in values.items()) or "all joints at 0"
-    scope = f", model '{loaded.source_scope}'" if loaded.source_scope else ""
+    scope = f", model '{common.source_scope(loaded)}'" if common.source_scope(loaded) else ""
     print(f"robot '{robot.name}' ({args.file}{scope}): poses in '{robot.root_link}' ({configuration})")
     print()
     print(common.table(["frame", "xyz (m)", "rpy (rad)", "quat (x y z w)"], rows))

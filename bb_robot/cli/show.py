@@ -90,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
             {"robot": robot.name, "root": robot.root_link, "tip": tip, "joints": values, **common.pose_json(pose)}
         )
         return common.EXIT_OK
-    scope = f", model '{loaded.source_scope}'" if loaded.source_scope else ""
+    scope = f", model '{common.source_scope(loaded)}'" if common.source_scope(loaded) else ""
     print(f"robot '{robot.name}' ({path}{scope}): {summary(robot)}")
     print()
     print(format_tree(robot))

@@ -6,7 +6,8 @@ tests exercise without a ROS graph:
 - :mod:`~bb_robot.description.parameters`: the node's parameters (names, types, defaults,
   descriptions), shared by the node, the launch-file test and the docs;
 - :mod:`~bb_robot.description.sources`: where a model may come from (``model_dirs``,
-  ``package://`` and ``model://`` URIs) and loading it into a :class:`LoadedModel`;
+  ``package://`` and ``model://`` URIs); the file is loaded by :mod:`bb_robot.loading` into a
+  :class:`~bb_robot.loading.LoadedModel`;
 - :mod:`~bb_robot.description.joint_states`: validating and merging ``JointState`` messages;
 - :mod:`~bb_robot.description.tf_plan`: which joints get which TF, and their transforms;
 - :mod:`~bb_robot.description.tf_wire`: writing ``tf2_msgs/TFMessage`` bytes without building

@@ -17,42 +17,46 @@ the files it expands: ``model_dirs`` is the list of directories whose files are 
 xacro file in them may still include other files (``$(find pkg)``): trusting a xacro file
 means trusting what it includes.
 
-Loading (:func:`load_model`, :func:`load_description_text`) gives a :class:`LoadedModel`:
-the validated :class:`~bb_robot.model.robot.Robot`, the text to publish as
-``robot_description`` (for URDF and xacro the input text itself, never a re-serialisation;
-an SDF robot converted to URDF) and, for a model in an SDF world, the placement of its root.
-The TF plan and the serial manipulator come later
-(:func:`bb_robot.description.core.prepare`), so that the node can publish ``robot_description``
-as soon as the file is parsed and validated.
+Loading (:func:`load_model`, :func:`load_description_text`) is :mod:`bb_robot.loading`'s (the
+root element decides the format: an ``.sdf`` file whose root is ``<robot>`` is URDF) and gives a
+:class:`~bb_robot.loading.LoadedModel`: the validated :class:`~bb_robot.model.robot.Robot`, the
+text to publish as ``robot_description`` (for URDF and xacro the input text itself, never a
+re-serialisation; an SDF robot converted to URDF) and, for a model in an SDF world, the
+placement of its root.  What is the node's own is here: ``model_dirs`` and the URI forms, and
+refusing SDF text in the ``robot_description`` parameter.  The TF plan and the serial
+manipulator come later (:func:`bb_robot.description.core.prepare`), so that the node can
+publish ``robot_description`` as soon as the file is parsed and validated.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
 
 from bb_robot.errors import BbRobotError
-from bb_robot.model.robot import Robot
+from bb_robot.loading import LoadedModel, LoadError, RootPlacement, load_file, load_text, root_element
 
-if TYPE_CHECKING:
-    from bb_robot.model.transforms import Matrix
-
-ModelKind = Literal["urdf", "xacro", "sdf", "string"]
 PackageShare = Callable[[str], str]
 
 #: Label of a model given as text in the ``robot_description`` parameter.
 PARAMETER_SOURCE = "<robot_description parameter>"
 
-_SDF_SUFFIXES = (".sdf", ".world")
-_ROOT_TAG = re.compile(rb"<\s*([A-Za-z_][\w.-]*)")
+#: The model cannot be used: ``str(error)`` says which one and why (the loading path's error).
+ModelSourceError = LoadError
 
-
-class ModelSourceError(BbRobotError):
-    """The model cannot be used: ``str(error)`` says which one and why."""
+__all__ = [
+    "PARAMETER_SOURCE",
+    "LoadedModel",
+    "ModelPathError",
+    "ModelSourceError",
+    "PackageShare",
+    "RootPlacement",
+    "ament_package_share",
+    "load_description_text",
+    "load_model",
+    "resolve_model_path",
+]
 
 
 class ModelPathError(ModelSourceError):
@@ -70,39 +74,6 @@ class ModelPathError(ModelSourceError):
         dirs = ", ".join(f"'{d}'" for d in self.model_dirs) or "none"
         resolved = f" (resolved to '{path}')" if path is not None and str(path) != model else ""
         super().__init__(f"model '{model}'{resolved}: {problem}; model_dirs: [{dirs}]")
-
-
-@dataclass(frozen=True, eq=False)
-class RootPlacement:
-    """A static transform that places the robot's root link: ``parent`` → root link.
-
-    Used for a model loaded from an SDF world: ``parent`` is the world frame, ``pose`` the root
-    link's pose in it (4×4).
-    """
-
-    parent: str
-    pose: Matrix
-
-
-@dataclass(frozen=True, eq=False)
-class LoadedModel:
-    """A model ready to publish.
-
-    - ``robot``: the validated model; ``description``: the ``robot_description`` text;
-    - ``kind``: ``"urdf"``, ``"xacro"``, ``"sdf"`` (a file) or ``"string"`` (the
-      ``robot_description`` parameter); ``source``: the resolved path or :data:`PARAMETER_SOURCE`;
-    - ``placement``: a root placement (SDF worlds), else ``None``;
-    - ``scope``: the selected SDF model's scoped name (``""`` otherwise);
-    - ``warnings``: the loader's warnings.
-    """
-
-    robot: Robot
-    description: str
-    kind: ModelKind
-    source: str
-    placement: RootPlacement | None = None
-    scope: str = ""
-    warnings: tuple[str, ...] = ()
 
 
 # ------------------------------------------------------------------------------ resolution
@@ -233,45 +204,18 @@ def resolve_model_path(
 
 
 # ------------------------------------------------------------------------------ loading
-def model_kind(path: Path, head: bytes) -> ModelKind:
-    """``"xacro"`` for ``*.xacro``; ``"sdf"`` for ``*.sdf``/``*.world`` or an ``<sdf>`` root; else ``"urdf"``."""
-    name = path.name.lower()
-    if name.endswith(".xacro"):
-        return "xacro"
-    if name.endswith(_SDF_SUFFIXES):
-        return "sdf"
-    return "sdf" if root_tag(head) == "sdf" else "urdf"
-
-
-def root_tag(data: bytes) -> str | None:
-    """The name of the first element of an XML text (after declarations and comments), or ``None``."""
-    text = re.sub(rb"<\?.*?\?>|<!--.*?-->", b"", data[:65536], flags=re.DOTALL)
-    match = _ROOT_TAG.search(text)
-    return match.group(1).decode("ascii", "replace") if match else None
-
-
-def _decode(data: bytes, source: str) -> str:
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as error:
-        raise ModelSourceError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start})") from None
-
-
 def load_description_text(text: str) -> LoadedModel:
     """Load URDF text (the ``robot_description`` parameter): plain URDF only, never xacro or SDF.
 
-    Raises :class:`ModelSourceError`, a URDF parser error or
-    :class:`~bb_robot.model.errors.InvalidRobot`.
+    Raises:
+        ModelSourceError: SDF text.
+        BbRobotError: the URDF parser's typed errors, :class:`~bb_robot.model.errors.InvalidRobot`.
     """
-    from bb_robot.urdf.builder import build_robot
-    from bb_robot.urdf.parser import parse_string
-
-    if root_tag(text.encode("utf-8", "replace")) == "sdf":
+    if root_element(text.encode("utf-8", "replace")) == "sdf":
         raise ModelSourceError(
             f"{PARAMETER_SOURCE}: SDF text is not accepted here; put the SDF file in model_dirs and set model"
         )
-    robot = build_robot(parse_string(text, source=PARAMETER_SOURCE))
-    return LoadedModel(robot, text, "string", PARAMETER_SOURCE, warnings=robot.warnings)
+    return load_text(text, source=PARAMETER_SOURCE)
 
 
 def load_model(
@@ -281,67 +225,22 @@ def load_model(
     model_scope: str = "",
     package_share: PackageShare = ament_package_share,
 ) -> LoadedModel:
-    """Resolve ``model`` (see :func:`resolve_model_path`) and load it.
+    """Resolve ``model`` (see :func:`resolve_model_path`) and load it with
+    :func:`bb_robot.loading.load_file` (the root element decides the format).
 
     URDF: the file's text is published as is; xacro: the expanded text; SDF: the selected model
-    (``model_scope``) converted to URDF.  ``model_scope`` with a URDF or xacro file is an error.
-    Raises :class:`ModelSourceError` (:class:`ModelPathError`), the parsers' typed errors,
-    :class:`~bb_robot.model.errors.InvalidRobot`.
-    """
-    from bb_robot.urdf.builder import build_robot
-    from bb_robot.urdf.parser import parse_string
-    from bb_robot.urdf.xacro_loader import expand_xacro
-    from bb_robot.urdf.xml_safe import read_document
+    (``model_scope``) converted to URDF, its includes searched in the including file's
+    directory, then in ``model_dirs``, then in ``GZ_SIM_RESOURCE_PATH`` / ``SDF_PATH`` of the
+    node's environment; in a world, the robot's root link is placed in the world frame
+    (``world``) by a :class:`RootPlacement`.  ``model_scope`` with a URDF or xacro file is an
+    error.
 
+    Raises:
+        ModelSourceError: :class:`ModelPathError`, ``model_scope`` for URDF, a URDF file that is
+            not UTF-8 text.
+        BbRobotError: the parsers' typed errors, :class:`~bb_robot.model.errors.InvalidRobot`.
+    """
     path = resolve_model_path(model, model_dirs, package_share=package_share)
-    data = read_document(path)
-    kind = model_kind(path, data)
-    if kind == "sdf":
-        return _load_sdf(path, model_scope, model_dirs)
-    if model_scope:
-        raise ModelSourceError(f"{path}: model_scope '{model_scope}' applies to SDF files only; this is {kind.upper()}")
-    if kind == "xacro":
-        text = expand_xacro(path)
-        document = parse_string(text, source=f"{path} (xacro output)")
-    else:
-        text = _decode(data, str(path))
-        document = parse_string(data, source=str(path))
-    robot = build_robot(document)
-    return LoadedModel(robot, text, kind, str(path), warnings=robot.warnings)
-
-
-def _load_sdf(path: Path, model_scope: str, model_dirs: Sequence[str]) -> LoadedModel:
-    """Load an SDF model or world through :mod:`bb_robot.sdf` and convert the robot to URDF.
-
-    Includes are searched in the including file's directory, then in ``model_dirs``, then in
-    ``GZ_SIM_RESOURCE_PATH`` / ``SDF_PATH`` of the node's environment.  In a world, the robot's
-    root link is placed in the world frame (``world``) by a :class:`RootPlacement`.
-    """
-    import numpy as np
-
-    from bb_robot.model.kinematics import ForwardKinematics
-    from bb_robot.sdf.loader import load_from_file
-
-    result = load_from_file(path, model_scope, resource_paths=list(model_dirs), build_serial=False)
-    robot = result.robot
-    placement = None
-    # A model joined to the world by a joint of its own has the world frame as its root link
-    # already; otherwise, in a world, the root link is placed in it.
-    if result.world.name is not None and robot.root_link != "world":
-        root_pose = result.base_pose  # the canonical link in the world
-        canonical = result.canonical_link
-        if canonical is not None and canonical != robot.root_link and canonical in robot.links:
-            # the root's world pose at the SDF's own (zero) joint positions
-            root_pose = root_pose @ np.linalg.inv(ForwardKinematics(robot).poses()[canonical])
-        elif canonical is None or canonical not in robot.links:
-            root_pose = result.model_pose
-        placement = RootPlacement("world", np.array(root_pose, dtype=float))
-    return LoadedModel(
-        robot,
-        result.to_urdf(),
-        "sdf",
-        str(path),
-        placement=placement,
-        scope=result.source_scope,
-        warnings=tuple(result.warnings),
-    )
+    loaded = load_file(path, scope=model_scope, resource_paths=list(model_dirs))
+    loaded.description  # noqa: B018 - written now, so that a model that cannot be published fails to load
+    return loaded

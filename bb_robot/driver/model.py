@@ -1,10 +1,12 @@
 """The robot the driver drives: loading it, and which of its joints are driven.
 
 The model comes from a file (the ``model`` parameter) or from URDF text (the
-``robot_description`` topic), loaded exactly as the description node loads them
-(:mod:`bb_robot.description.sources`: URDF, xacro, SDF model or world; paths, ``package://``,
-``model://`` and ``file://`` URIs; relative names looked up in ``model_dirs``).  The driver's
-``model`` is read-only, so an absolute path is also accepted outside ``model_dirs``.
+``robot_description`` topic), loaded exactly as the description node loads them: the name is
+resolved by :func:`bb_robot.description.sources.resolve_model_path` (paths, ``package://``,
+``model://`` and ``file://`` URIs; relative names looked up in ``model_dirs``) and the file
+loaded by :func:`bb_robot.loading.load_file` (URDF, xacro, SDF model or world; the root
+element decides).  The driver's ``model`` is read-only, so an absolute path is also accepted
+outside ``model_dirs``.
 
 The driven joints are the movable single-axis joints (revolute, continuous, prismatic) that
 do not mimic another joint, in tree order, or the ``joints`` parameter's selection of them.
@@ -18,8 +20,9 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from bb_robot.description.sources import LoadedModel, load_description_text, load_model
+from bb_robot.description.sources import load_description_text, resolve_model_path
 from bb_robot.driver.errors import DriverError
+from bb_robot.loading import LoadedModel, load_file
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 
 
@@ -39,13 +42,14 @@ class Mimic:
 def load_model_file(model: str, model_dirs: Sequence[str], model_scope: str = "") -> LoadedModel:
     """Load the ``model`` parameter's file (see the module docstring).
 
-    Raises the description loader's typed errors (:class:`~bb_robot.errors.BbRobotError`).
+    Raises:
+        BbRobotError: ``ModelPathError`` and the loaders' typed errors.
     """
     dirs = list(model_dirs)
     path = model[len("file://") :] if model.startswith("file://") else os.path.expanduser(model)
     if os.path.isabs(path):
         dirs.append(os.path.dirname(os.path.realpath(path)))
-    return load_model(model, dirs, model_scope=model_scope)
+    return load_file(resolve_model_path(model, dirs), scope=model_scope, resource_paths=dirs)
 
 
 def load_model_text(text: str) -> LoadedModel:

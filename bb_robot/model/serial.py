@@ -32,6 +32,11 @@ Jacobian
 Pure Python and numpy; batches reuse the batch-last products of
 :mod:`bb_robot.model.batch` that :class:`~bb_robot.model.kinematics.ForwardKinematics`
 uses too.
+
+Reading a file is not this layer's job: :meth:`SerialManipulator.from_urdf` calls the hook
+:data:`URDF_LOADER`, which :mod:`bb_robot.loading` (the one loading path, layers above)
+registers; the package root has it imported on the first call (:mod:`bb_robot.hooks`), so
+``SerialManipulator.from_urdf(path)`` works whatever was imported before.
 """
 
 from __future__ import annotations
@@ -40,11 +45,12 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
-from typing import Final, Literal
+from typing import Final, Literal, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.hooks import Hook
 from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, Step, apply_step, as_batch, empty_frames, make_step
 from bb_robot.model.errors import (
     InvalidTransform,
@@ -57,6 +63,19 @@ from bb_robot.model.errors import (
 from bb_robot.model.geometry import Vec3
 from bb_robot.model.robot import Joint, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
+
+
+class UrdfLoader(Protocol):
+    """The signature of :data:`URDF_LOADER`: a URDF or xacro file's validated robot."""
+
+    def __call__(
+        self, path: str | PathLike[str], *, xacro_args: Mapping[str, str] | None = None, drop_world: bool = False
+    ) -> Robot: ...
+
+
+#: Reads a URDF or xacro file for :meth:`SerialManipulator.from_urdf`; registered by
+#: :mod:`bb_robot.loading` (``load_urdf_robot``).
+URDF_LOADER: Hook[UrdfLoader] = Hook("load_urdf_robot")
 
 #: How a joint of the model moves: rotation about +z or translation along +z of its joint frame.
 Actuation = Literal["RZ", "TZ"]
@@ -281,10 +300,15 @@ class SerialManipulator:
 
         Normalising (``strict=False``) by default: URDF axes are rarely all +z.
         Other arguments as :meth:`from_robot` and :func:`bb_robot.urdf.builder.load_urdf`.
-        """
-        from bb_robot.urdf.builder import load_urdf
+        The file is read by :func:`bb_robot.loading.load_file` (through :data:`URDF_LOADER`):
+        its root element decides between URDF and xacro; an SDF file is refused.
 
-        robot = load_urdf(path, xacro_args=xacro_args, drop_world=drop_world)
+        Raises:
+            LoadError: the file cannot be read, or is SDF.
+            BbRobotError: the URDF parser's and xacro's typed errors, ``InvalidRobot``, and
+                :meth:`from_robot`'s.
+        """
+        robot = URDF_LOADER.function(path, xacro_args=xacro_args, drop_world=drop_world)
         return cls.from_robot(robot, tip, strict=strict, base=base, base_pose=base_pose)
 
     def with_base_pose(self, base_pose: npt.ArrayLike | None) -> SerialManipulator:

@@ -11,9 +11,9 @@ Layers, each usable on its own (pure Python and numpy):
 * :mod:`~bb_robot.sdf.convert` — choosing the kinematic model and converting it to a
   :class:`~bb_robot.model.robot.Robot`;
 * :mod:`~bb_robot.sdf.loader` — the entry points :func:`load_from_file`,
-  :func:`load_from_sdf_file`, :func:`load_from_model`;
-* :mod:`~bb_robot.sdf.export` — the loaded robot as URDF (:func:`sdf_to_urdf`,
-  ``SdfLoadResult.to_urdf``).
+  :func:`load_from_sdf_file`, :func:`load_from_model`, and the loaded robot as URDF
+  (:func:`sdf_to_urdf`, ``SdfLoadResult.to_urdf``; written by :mod:`bb_robot.loading.sdf_urdf`,
+  above ``sdf/`` and ``urdf/``, through a hook).
 
 Every failure is an :class:`SdfError` naming the file, line, element and name involved.
 ``docs/sdf.md`` describes what is supported and the decisions taken.
@@ -33,9 +33,8 @@ from .errors import (
     UnsafeSdfError,
     UnsupportedSdfError,
 )
-from .export import sdf_to_urdf
 from .frames import FrameGraph, ResolvedModel, resolve, resolved_poses, world_poses
-from .loader import SdfLoadResult, WorldInfo, load_from_file, load_from_model, load_from_sdf_file
+from .loader import SdfLoadResult, WorldInfo, load_from_file, load_from_model, load_from_sdf_file, sdf_to_urdf
 
 __all__ = [
     "ConvertedModel",

@@ -8,8 +8,13 @@
 Each returns an :class:`SdfLoadResult`: the :class:`~bb_robot.model.robot.Robot`, the
 serial-manipulator model built from it (``serial``; pass ``build_serial=False`` to skip
 it, e.g. for a tree or a model whose axes are not +z in strict mode), joint and link
-names, the selected scope, the world's facts and the warnings; ``result.to_urdf()`` writes the
-robot as URDF (:mod:`bb_robot.sdf.export`).  See ``docs/sdf.md``.
+names, the selected scope, the world's facts and the warnings; ``result.to_urdf()`` (or
+:func:`sdf_to_urdf`) writes the robot as URDF.  See ``docs/sdf.md``.
+
+Writing URDF needs the URDF writer, and ``sdf/`` does not import ``urdf/``: the export lives
+above both (:mod:`bb_robot.loading.sdf_urdf`) and is called through the hook
+:data:`SDF_TO_URDF`, which the package root has :mod:`bb_robot.loading` register on first use
+(:mod:`bb_robot.hooks`).
 """
 
 from __future__ import annotations
@@ -18,19 +23,23 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Literal, Protocol
 
 import numpy as np
 
+from bb_robot.hooks import Hook
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix
 from bb_robot.sdf.convert import ConvertedModel, convert_model, select_model
 from bb_robot.sdf.document import SdfDocument, SdfModel, SdfPlugin, read_document
 from bb_robot.sdf.errors import SdfStructureError
-from bb_robot.sdf.export import MeshUris, sdf_to_urdf
 from bb_robot.sdf.frames import FrameGraph, resolve
 from bb_robot.sdf.resources import resolve_resource
-from bb_robot.urdf.writer import UNKNOWN_LIMIT
+
+MeshUris = Literal["keep", "file"]
+#: The values ``mesh_uris`` accepts.
+MESH_URI_MODES: tuple[MeshUris, ...] = ("keep", "file")
 
 
 @dataclass(frozen=True, eq=False)
@@ -102,16 +111,44 @@ class SdfLoadResult:
         *,
         mesh_uris: MeshUris = "keep",
         strict_uris: bool = False,
-        unknown_limit: float = UNKNOWN_LIMIT,
+        unknown_limit: float | None = None,
     ) -> str:
         """The robot as URDF text, to publish as ``robot_description``.
 
         ``mesh_uris="keep"`` keeps mesh and texture URIs as the SDF wrote them; ``"file"``
         writes each one :meth:`resolve_uri` finds as an absolute ``file://`` URI (one it
-        cannot find stays as written, or raises with ``strict_uris=True``).  See
-        :func:`bb_robot.sdf.export.sdf_to_urdf`.
+        cannot find stays as written, or raises with ``strict_uris=True``).  ``unknown_limit``
+        (``None``: the URDF writer's default, 1e16) is written for a limit URDF requires and
+        the SDF leaves unlimited.  Written by :func:`bb_robot.loading.sdf_urdf.sdf_to_urdf`
+        through the hook :data:`SDF_TO_URDF`.
+
+        Raises:
+            ValueError: another ``mesh_uris``.
+            UrdfWriteError: ``strict_uris=True`` and a mesh URI that is not found.
         """
-        return sdf_to_urdf(self, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
+        return SDF_TO_URDF.function(self, mesh_uris=mesh_uris, strict_uris=strict_uris, unknown_limit=unknown_limit)
+
+
+class SdfToUrdf(Protocol):
+    """The signature of the SDF → URDF export (:data:`SDF_TO_URDF`)."""
+
+    def __call__(
+        self,
+        result: SdfLoadResult,
+        *,
+        mesh_uris: MeshUris = "keep",
+        strict_uris: bool = False,
+        unknown_limit: float | None = None,
+    ) -> str: ...
+
+
+#: The SDF → URDF export, registered by :mod:`bb_robot.loading` (see the module docstring).
+SDF_TO_URDF: Hook[SdfToUrdf] = Hook("sdf_to_urdf")
+
+
+#: ``sdf_to_urdf(result, *, mesh_uris="keep", strict_uris=False, unknown_limit=None)``: the robot
+#: of ``result`` as URDF text, :meth:`SdfLoadResult.to_urdf` called as a function.
+sdf_to_urdf = SdfLoadResult.to_urdf
 
 
 def _world_info(document: SdfDocument) -> WorldInfo:

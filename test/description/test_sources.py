@@ -13,11 +13,11 @@ from bb_robot.description.sources import (
     ModelSourceError,
     load_description_text,
     load_model,
-    model_kind,
     resolve_model_path,
-    root_tag,
 )
 from bb_robot.errors import BbRobotError
+from bb_robot.loading import format_from as model_kind
+from bb_robot.loading import root_element as root_tag
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"

@@ -269,15 +269,17 @@ class GazeboBackend(Backend):
 
     def _derive(self, path: str) -> GazeboTopics:
         from bb_robot.errors import BbRobotError
-        from bb_robot.sdf.loader import load_from_file
+        from bb_robot.loading import load_file
 
         scope = str(self._option("model_scope", "")) or self.context.model_scope
         dirs = list(self.context.model_dirs)
         dirs.append(os.path.dirname(os.path.realpath(path)))
         try:
-            result = load_from_file(path, scope, resource_paths=dirs, build_serial=False)
+            result = load_file(path, scope=scope, resource_paths=dirs).sdf
         except BbRobotError as error:
             raise BackendError(f"gazebo: cannot read the world {path}: {error}") from None
+        if result is None:
+            raise BackendError(f"gazebo: cannot read the world {path}: it is URDF, not SDF")
         missing = [j for j in self.joint_names if j not in result.scoped_names]
         if missing:
             raise BackendError(

@@ -1,7 +1,12 @@
 """Export a loaded SDF model as URDF (to publish it as ``robot_description``).
 
-:func:`sdf_to_urdf` (also :meth:`SdfLoadResult.to_urdf <bb_robot.sdf.loader.SdfLoadResult.to_urdf>`)
-writes the converted robot (``result.robot``) with :func:`bb_robot.urdf.writer.robot_to_urdf`:
+This is the one place that knows both SDF and URDF: ``sdf/`` and ``urdf/`` do not import each
+other.  :func:`sdf_to_urdf` is registered as the hook
+:data:`bb_robot.sdf.loader.SDF_TO_URDF` when :mod:`bb_robot.loading` is imported (which the
+first call of ``SdfLoadResult.to_urdf`` or ``bb_robot.sdf.sdf_to_urdf`` does, see
+:mod:`bb_robot.hooks`), so those calls work as documented.
+
+:func:`sdf_to_urdf` writes the converted robot (``result.robot``) with :func:`bb_robot.urdf.writer.robot_to_urdf`:
 links, joints, limits, mimic, visual and collision geometry, materials and inertials, and
 the links and fixed joints the conversion added for ``<frame>``\\ s, off-axis joints and free
 links (``docs/sdf.md``).  The URDF's root is the robot's root link; where it sits in the
@@ -19,20 +24,13 @@ import dataclasses
 from collections.abc import Callable
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Literal
 
 from bb_robot.model.geometry import Geometry, Mesh, Visual
 from bb_robot.model.robot import Link, Robot
+from bb_robot.sdf.loader import MESH_URI_MODES, MeshUris, SdfLoadResult
 from bb_robot.urdf.writer import UNKNOWN_LIMIT, resolve_to_file_uris, robot_to_urdf
 
-if TYPE_CHECKING:
-    from bb_robot.sdf.loader import SdfLoadResult
-
-__all__ = ["MESH_URI_MODES", "MeshUris", "sdf_to_urdf"]
-
-MeshUris = Literal["keep", "file"]
-#: The values ``mesh_uris`` accepts.
-MESH_URI_MODES: tuple[MeshUris, ...] = ("keep", "file")
+__all__ = ["sdf_to_urdf"]
 
 
 def sdf_to_urdf(
@@ -40,7 +38,7 @@ def sdf_to_urdf(
     *,
     mesh_uris: MeshUris = "keep",
     strict_uris: bool = False,
-    unknown_limit: float = UNKNOWN_LIMIT,
+    unknown_limit: float | None = None,
 ) -> str:
     """Return the robot of ``result`` as URDF text.
 
@@ -50,15 +48,15 @@ def sdf_to_urdf(
     URIs and keeps the others as written, or, with ``strict_uris=True``, raises
     :class:`~bb_robot.urdf.writer.UrdfWriteError` naming the first it cannot find.
     ``unknown_limit`` is written for an effort or velocity limit URDF requires and the SDF
-    leaves unlimited (see :mod:`bb_robot.urdf.writer`).  Raises ``ValueError`` for another
-    ``mesh_uris``.
+    leaves unlimited (``None``: the writer's :data:`~bb_robot.urdf.writer.UNKNOWN_LIMIT`, 1e16;
+    see :mod:`bb_robot.urdf.writer`).  Raises ``ValueError`` for another ``mesh_uris``.
     """
     if mesh_uris not in MESH_URI_MODES:
         raise ValueError(f"mesh_uris={mesh_uris!r}: pass one of {', '.join(repr(m) for m in MESH_URI_MODES)}")
     robot = result.robot
     if mesh_uris == "file":
         robot = _with_file_uris(result, strict_uris)
-    return robot_to_urdf(robot, unknown_limit=unknown_limit)
+    return robot_to_urdf(robot, unknown_limit=UNKNOWN_LIMIT if unknown_limit is None else unknown_limit)
 
 
 def _with_file_uris(result: SdfLoadResult, strict: bool) -> Robot:
