@@ -124,7 +124,7 @@ def _model_directory_file(directory: Path) -> Path | None:
     """The SDF file of a Gazebo model directory: what ``model.config`` names, else ``model.sdf``."""
     config = directory / "model.config"
     if config.is_file():
-        from bb_robot.urdf.xml_safe import parse_xml, read_document
+        from bb_robot.xmlsafe import parse_xml, read_document
 
         try:
             root = parse_xml(read_document(config), str(config))

@@ -14,8 +14,7 @@ from dataclasses import dataclass
 
 from bb_robot.errors import BbRobotError
 from bb_robot.sdf.document import SdfPlugin
-from bb_robot.urdf.errors import UrdfError
-from bb_robot.urdf.xml_safe import parse_xml
+from bb_robot.xmlsafe import XmlError, parse_xml
 
 #: The gz-sim 8 systems this package knows, by class name (the last part of ``<plugin name>``).
 SYSTEMS = (
@@ -133,7 +132,7 @@ def read_plugin(plugin: SdfPlugin, system: str) -> PluginSettings:
     where = str(plugin.where)
     try:
         root = parse_xml(f"<plugin>{plugin.xml}</plugin>", where)
-    except UrdfError as error:
+    except XmlError as error:
         raise PluginError(f"{where}: <plugin name='{plugin.name}'> cannot be read: {error}") from None
     values: dict[str, list[str]] = {}
     assert root is not None
