@@ -8,28 +8,10 @@ node read, or (for xacro) evaluate, an arbitrary file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
+from bb_robot.common.parameters import ParameterSpec
 from bb_robot.resources import share_directories
-
-ParameterValue = str | float | bool | tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ParameterSpec:
-    """One parameter: its name, default (``None``: computed at start-up), description, and
-    whether it can change while the node runs."""
-
-    name: str
-    default: ParameterValue | None
-    description: str
-    read_only: bool = False
-    #: The ROS parameter type: "string", "double", "bool" or "string_array".
-    type: str = "string"
-    #: For ``double``: the inclusive range allowed, as ``(low, high)``.
-    range: tuple[float, float] | None = None
-
 
 #: The highest ``publish_frequency`` accepted (Hz); above it, publishing on every message is the cap.
 MAX_PUBLISH_FREQUENCY = 10000.0
@@ -87,7 +69,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         ("joint_states",),
         "sensor_msgs/JointState topics to subscribe to and merge, as joint_state_publisher's "
         "source_list (relative names follow the node namespace). Read-only.",
-        read_only=True,
+        when="start",
         type="string_array",
     ),
     ParameterSpec(
@@ -95,7 +77,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         None,
         "Directories a model file may be loaded from (after resolving symbolic links). Default: the "
         "models/ directory of bb_robot's share directory. Read-only.",
-        read_only=True,
+        when="start",
         type="string_array",
     ),
 )

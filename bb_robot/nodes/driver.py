@@ -338,7 +338,7 @@ class DriverNode(LifecycleNode):
         for joint in session.joints:
             for spec in JOINT_PARAMETERS:
                 name = joint_parameter(spec.name, joint)
-                value = defaults.get(name, spec.default)
+                value: Any = defaults.get(name, spec.default)
                 self._declare(session, name, float(value) if spec.type == "double" else value, _descriptor(spec, name))
         robot = session.base_robot
         assert robot is not None
