@@ -338,8 +338,10 @@ class DriverNode(LifecycleNode):
         for joint in session.joints:
             for spec in JOINT_PARAMETERS:
                 name = joint_parameter(spec.name, joint)
-                value: Any = defaults.get(name, spec.default)
-                self._declare(session, name, float(value) if spec.type == "double" else value, _descriptor(spec, name))
+                initial: Any = defaults.get(name, spec.default)
+                self._declare(
+                    session, name, float(initial) if spec.type == "double" else initial, _descriptor(spec, name)
+                )
         robot = session.base_robot
         assert robot is not None
         for param_key, locations in robot.param_subscriptions.items():
