@@ -7,6 +7,9 @@ The node layer turns a :class:`ParameterSpec` into a ROS parameter descriptor
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
+
+from bb_robot.resources import share_directories
 
 #: A parameter's value as ROS holds it (arrays as lists or tuples).
 ParameterValue = str | float | int | bool | list[str] | list[float] | tuple[str, ...] | tuple[float, ...]
@@ -50,3 +53,33 @@ class ParameterSpec:
         if self.choices:
             return f"{self.description} One of: {', '.join(self.choices)}."
         return self.description
+
+
+def default_model_dirs() -> tuple[str, ...]:
+    """The default ``model_dirs`` of both nodes: ``models/`` of the first bb_robot share directory
+    that has one (an installed package, else the source tree).
+
+    Returns:
+        One directory, resolved.
+    """
+    for directory in share_directories():
+        if (directory / "models").is_dir():
+            return (str((directory / "models").resolve()),)
+    return (str(Path(share_directories()[0]) / "models"),)
+
+
+def initial_value(spec: ParameterSpec) -> ParameterValue:
+    """The value a node declares ``spec`` with: its default (arrays as lists), or for ``model_dirs``
+    without one, :func:`default_model_dirs`.
+
+    Raises:
+        ValueError: ``spec`` has no default and none is computed for it.
+    """
+    default = spec.default
+    if default is None:
+        if spec.name != "model_dirs":
+            raise ValueError(f"parameter '{spec.name}' has no default")
+        default = default_model_dirs()
+    if isinstance(default, tuple):
+        return [str(v) for v in default] if all(isinstance(v, str) for v in default) else [float(v) for v in default]
+    return default

@@ -8,10 +8,17 @@ node read, or (for xacro) evaluate, an arbitrary file.
 
 from __future__ import annotations
 
-from pathlib import Path
+from bb_robot.common.parameters import ParameterSpec, default_model_dirs
 
-from bb_robot.common.parameters import ParameterSpec
-from bb_robot.resources import share_directories
+__all__ = [
+    "MAX_PUBLISH_FREQUENCY",
+    "PARAMETERS",
+    "PARAMETER_NAMES",
+    "RELOAD_PARAMETERS",
+    "ParameterSpec",
+    "default_model_dirs",
+    "spec",
+]
 
 #: The highest ``publish_frequency`` accepted (Hz); above it, publishing on every message is the cap.
 MAX_PUBLISH_FREQUENCY = 10000.0
@@ -93,12 +100,3 @@ def spec(name: str) -> ParameterSpec:
         if item.name == name:
             return item
     raise KeyError(name)
-
-
-def default_model_dirs() -> tuple[str, ...]:
-    """The default ``model_dirs``: ``models/`` of the first bb_robot share directory that has one
-    (an installed package, else the source tree)."""
-    for directory in share_directories():
-        if (directory / "models").is_dir():
-            return (str((directory / "models").resolve()),)
-    return (str(Path(share_directories()[0]) / "models"),)

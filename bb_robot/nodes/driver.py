@@ -58,6 +58,7 @@ from bb_robot.driver.tolerances import JointToleranceSpec, Outcome, ToleranceDef
 from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
+from bb_robot.ros.backend_host import RosBackendHost
 
 NODE_NAME = "driver"
 
@@ -308,7 +309,7 @@ class DriverNode(LifecycleNode):
                 logger=self.get_logger(),
                 options=options,
                 model_source=session.source,
-                ros_node=self,
+                host=RosBackendHost(self),
                 model_scope=loaded.scope,
                 model_dirs=tuple(str(d) for d in self.get_parameter("model_dirs").value or []),
             )
@@ -647,7 +648,7 @@ class DriverNode(LifecycleNode):
             limits = self._effective_limits(session)
             core.set_limits(limits)
             session.validator.update(limits)
-            if names & session.bound.keys():
+            if names & session.bound.keys() and session.robot is not None:
                 core.set_robot(session.robot)
             self._publish_limits(session)
             self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in session.joints))

@@ -112,8 +112,6 @@ class BackendContext:
     model_source: str | None = None
     clock: Callable[[], int] = time.monotonic_ns
     host: BackendHost | None = None
-    #: (Being replaced by ``host``: the actuators and gazebo backends still use it.)
-    ros_node: Any | None = None
     model_scope: str = ""
     model_dirs: tuple[str, ...] = ()
 

@@ -22,7 +22,8 @@ each controller plugin of the robot's joints and its settings, by gz-sim 8's nam
   restarted one by itself.  Partition and type-name mismatches are diagnosed by the transport
   (built-in client) and repeated in the waiting messages and ``/diagnostics``.
 - ``gazebo.publish_clock``: Gazebo's world clock (``gz.msgs.Clock``) is republished on ROS
-  ``/clock`` (``rosgraph_msgs/Clock``), for nodes with ``use_sim_time``.
+  ``/clock`` (``rosgraph_msgs/Clock``), for nodes with ``use_sim_time``, through the driver
+  node's :meth:`~bb_robot.driver.backends.host.BackendHost.open_clock` (no ROS import here).
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from bb_robot.driver.backends.base import (
     JointSample,
     ParameterSpec,
 )
+from bb_robot.driver.backends.host import ClockOutput
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
 from bb_robot.gz.topics import (
@@ -221,8 +223,7 @@ class GazeboBackend(Backend):
         self._reported_subscribers: set[str] = set()
         self._monitor: threading.Thread | None = None
         self._stop = threading.Event()
-        self._clock_publisher: Any = None
-        self._clock_class: Any = None
+        self._clock_publisher: ClockOutput | None = None
         self._clock_messages = 0
         self._modes: frozenset[CommandMode] = frozenset()
         self._sent = 0
@@ -425,20 +426,14 @@ class GazeboBackend(Backend):
             self._start_clock(topics)
 
     def _start_clock(self, topics: GazeboTopics) -> None:
-        node = getattr(self.context, "ros_node", None)
-        if node is None:
-            self.logger.warning("gazebo: publish_clock needs the driver node (no ROS node here): not published")
+        host = self.context.host
+        if host is None:
+            self.logger.warning("gazebo: publish_clock needs the driver node (no host here): not published")
             return
         if not topics.clock:
             self.logger.warning("gazebo: publish_clock: no clock topic (set gazebo.world_name or gazebo.clock_topic)")
             return
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
-        from rosgraph_msgs.msg import Clock
-
-        self._clock_class = Clock
-        self._clock_publisher = node.create_publisher(
-            Clock, "/clock", QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-        )
+        self._clock_publisher = host.open_clock()
         self._subscriptions.append(self.transport.subscribe(topics.clock, CLOCK, self._on_clock))
         self.logger.info(f"gazebo: republishing {topics.clock} on ROS /clock")
 
@@ -457,12 +452,8 @@ class GazeboBackend(Backend):
         self._doubles.clear()
         self._groups.clear()
         publisher, self._clock_publisher = self._clock_publisher, None
-        node = getattr(self.context, "ros_node", None)
-        if publisher is not None and node is not None:
-            try:
-                node.destroy_publisher(publisher)
-            except Exception:  # noqa: BLE001
-                pass
+        if publisher is not None:
+            publisher.close()
         self._connected = False
 
     # ------------------------------------------------------------------ callbacks (gz-data thread)
@@ -542,14 +533,8 @@ class GazeboBackend(Backend):
         publisher = self._clock_publisher
         if publisher is None:
             return
-        ros = self._clock_class()
-        ros.clock.sec = int(message.sim.sec)
-        ros.clock.nanosec = int(message.sim.nsec)
-        try:
-            publisher.publish(ros)
-            self._clock_messages += 1
-        except Exception:  # noqa: BLE001 - the node is going away
-            pass
+        publisher.publish(int(message.sim.sec) * 1_000_000_000 + int(message.sim.nsec))
+        self._clock_messages += 1
 
     def watch_samples(self, listener: Callable[[JointSample], None] | None) -> bool:
         """Samples are passed on from the gz-transport thread as each joint-state message arrives."""
