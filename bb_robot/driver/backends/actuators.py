@@ -78,14 +78,15 @@ from bb_robot.driver.backends.host import (
     Port,
     TextOutput,
 )
+from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands import HOLD_MODE as _HOLD
 from bb_robot.driver.commands import MODE_NAMES, CommandMode
+from bb_robot.driver.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.limits import JointLimitTable
 from bb_robot.model.robot import Robot
 
-_HOLD, _POSITION, _VELOCITY, _EFFORT = (
-    int(m) for m in (CommandMode.HOLD, CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)
-)
 _MODES_BY_NAME = {MODE_NAMES[m]: m for m in (CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)}
 #: The per-joint configuration parameters: ``actuators.joints.<joint>.<field>``.
 JOINT_FIELDS = ("actuator", "reduction", "offset", "reversed")
@@ -169,26 +170,25 @@ class ActuatorsBackend(Backend):
 
     def __init__(self, context: BackendContext) -> None:
         super().__init__(context)
-        options = context.options
-        self.style = str(options.get("actuator_topic_style", "path"))
+        self.style = self.text_option("actuator_topic_style")
         if self.style not in TOPIC_STYLES:
             raise ActuatorConfigError(
                 f"actuators.actuator_topic_style must be one of {', '.join(TOPIC_STYLES)}, not {self.style!r}"
             )
-        self.feedback_timeout = float(options.get("feedback_timeout", 0.25))
-        self.disarm_on_timeout = bool(options.get("disarm_on_feedback_timeout", False))
-        self.default_name = str(options.get("default_actuator_name", DEFAULT_ACTUATOR_NAME)) or DEFAULT_ACTUATOR_NAME
-        modes = list(options.get("modes", ["position", "velocity", "effort"]) or [])
+        self.feedback_timeout = self.number_option("feedback_timeout")
+        self.disarm_on_timeout = self.flag_option("disarm_on_feedback_timeout")
+        self.default_name = self.text_option("default_actuator_name") or DEFAULT_ACTUATOR_NAME
+        modes = self.list_option("modes")
         unknown = [m for m in modes if m not in _MODES_BY_NAME]
         if unknown or not modes:
             raise ActuatorConfigError(
                 f"actuators.modes: {unknown or 'none'} (allowed: {', '.join(_MODES_BY_NAME)}, at least one)"
             )
         self._modes = frozenset(_MODES_BY_NAME[m] for m in modes)
-        rate = float(options.get("command_rate", 0.0))
+        rate = self.number_option("command_rate")
         self._command_period_ns = int(1e9 / rate) if rate > 0 else 0
-        self.graph_check_period = float(options.get("graph_check_period", 1.0))
-        self.wait_for_feedback = bool(options.get("wait_for_feedback", True))
+        self.graph_check_period = self.number_option("graph_check_period")
+        self.wait_for_feedback = self.flag_option("wait_for_feedback")
         self._clock = context.clock
         self._host: BackendHost | None = context.host
         n = len(self.joint_names)

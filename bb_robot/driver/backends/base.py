@@ -44,12 +44,12 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.common.parameters import ParameterSpec
+from bb_robot.common.parameters import ParameterSpec, ParameterValue
 from bb_robot.driver.backends.host import BackendHost
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
@@ -108,7 +108,7 @@ class BackendContext:
     limits: JointLimitTable
     rate: float
     logger: Logger
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, ParameterValue | None] = field(default_factory=dict)
     model_source: str | None = None
     clock: Callable[[], int] = time.monotonic_ns
     host: BackendHost | None = None
@@ -192,6 +192,61 @@ class Backend(ABC):
         and passed in ``context.options`` at configure (use ``when="configure"`` for those read only
         then, ``"start"`` for read-only ones)."""
         return ()
+
+    def option(self, name: str) -> ParameterValue | None:
+        """This backend's parameter ``name``: its value in ``context.options``, else its default.
+
+        Args:
+            name: As in :meth:`parameters` (without the ``<backend>.`` prefix).
+
+        Returns:
+            The value (``None`` for a parameter the backend does not declare and nobody gave).
+        """
+        value = self.context.options.get(name)
+        if value is None:
+            spec = next((s for s in type(self).parameters() if s.name == name), None)
+            value = spec.default if spec is not None else None
+        return value
+
+    def text_option(self, name: str) -> str:
+        """:meth:`option` as a string (``""`` when unset)."""
+        value = self.option(name)
+        return "" if value is None else str(value)
+
+    def flag_option(self, name: str) -> bool:
+        """:meth:`option` as a bool."""
+        return bool(self.option(name))
+
+    def number_option(self, name: str) -> float:
+        """:meth:`option` as a float.
+
+        Raises:
+            BackendError: The value is not a number.
+        """
+        value = self.option(name)
+        if isinstance(value, int | float | str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise BackendError(f"{self.name}.{name} must be a number, not {value!r}")
+
+    def list_option(self, name: str) -> list[str]:
+        """:meth:`option` as a list of strings (``[]`` when unset)."""
+        value = self.option(name)
+        return [str(v) for v in value] if isinstance(value, list | tuple) else []
+
+    def numbers_option(self, name: str) -> list[float]:
+        """:meth:`option` as a list of floats (``[]`` when unset).
+
+        Raises:
+            BackendError: An item is not a number.
+        """
+        value = self.option(name)
+        try:
+            return [float(v) for v in value] if isinstance(value, list | tuple) else []
+        except ValueError:
+            raise BackendError(f"{self.name}.{name} must be numbers, not {value!r}") from None
 
     @property
     @abstractmethod

@@ -90,10 +90,9 @@ class SimBackend(Backend):
         self._stamps = np.zeros(n, dtype=np.int64)
         self._connected = False
         self.gaps = 0
-        options = context.options
-        self.max_step = float(options.get("max_step", 0.005))
-        self.max_gap = float(options.get("max_gap", 0.1))
-        self._initial = list(options.get("initial_positions", []) or [])
+        self.max_step = self.number_option("max_step")
+        self.max_gap = self.number_option("max_gap")
+        self._initial = self.numbers_option("initial_positions")
         self._prepare_limits()
 
     @property
