@@ -16,21 +16,23 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import rclpy
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
-from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS, default_model_dirs
+from bb_robot.common.parameters import initial_value
+from bb_robot.common.throttle import WarningThrottle
+from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS
 from bb_robot.description.sources import LoadedModel, load_description_text, load_model
-from bb_robot.description.throttle import WarningThrottle
 from bb_robot.description.timing import process_age
 from bb_robot.errors import BbRobotError
+from bb_robot.ros.parameters import descriptor
+from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, TF_QOS
 
 if TYPE_CHECKING:
     from bb_robot.description.core import JointStateTf, PreparedModel
@@ -45,50 +47,16 @@ DRAIN_LIMIT = 100
 #: Seconds between checks for ~/tip_pose subscribers (the pose is computed only when there are some).
 TIP_LISTENER_CHECK = 1.0
 
-#: ``robot_description``, ``/tf_static`` and ``~/serial_manipulator``: latched.
-LATCHED_QOS = QoSProfile(
-    depth=1,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
-#: ``/tf``: what tf2 listeners request.
-TF_QOS = QoSProfile(
-    depth=100,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+# QoS (bb_robot.ros.qos): ``robot_description``, ``/tf_static`` and ``~/serial_manipulator`` LATCHED_QOS,
+# ``/tf`` TF_QOS (what tf2 listeners request).
 #: Joint-state subscriptions (overridable with the ``qos_overrides.<topic>.subscription.*`` parameters).
 JOINT_STATE_QOS = TF_QOS
 #: ``~/tip_pose``.
-TIP_POSE_QOS = QoSProfile(
-    depth=10,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
-_TYPES = {
-    "string": ParameterType.PARAMETER_STRING,
-    "double": ParameterType.PARAMETER_DOUBLE,
-    "bool": ParameterType.PARAMETER_BOOL,
-    "string_array": ParameterType.PARAMETER_STRING_ARRAY,
-}
+TIP_POSE_QOS = DEFAULT_QOS
 
 
-class StartupError(Exception):
+class StartupError(BbRobotError):
     """The node cannot start (its message says why)."""
-
-
-def _descriptor(name: str) -> ParameterDescriptor:
-    spec = next(item for item in PARAMETERS if item.name == name)
-    descriptor = ParameterDescriptor(
-        name=name, type=_TYPES[spec.type], description=spec.description, read_only=spec.read_only
-    )
-    if spec.range is not None:
-        descriptor.floating_point_range = [FloatingPointRange(from_value=spec.range[0], to_value=spec.range[1])]
-    return descriptor
 
 
 class DescriptionNode(Node):
@@ -101,9 +69,7 @@ class DescriptionNode(Node):
         """
         super().__init__(NODE_NAME, **kwargs)
         for spec in PARAMETERS:
-            default = spec.default if spec.default is not None else default_model_dirs()
-            value = list(default) if isinstance(default, tuple) else default
-            self.declare_parameter(spec.name, value, _descriptor(spec.name))
+            self.declare_parameter(spec.name, initial_value(spec), descriptor(spec))
         self._model_dirs: tuple[str, ...] = tuple(self.get_parameter("model_dirs").value or ())
         self._frame_prefix: str = self.get_parameter("frame_prefix").value
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
