@@ -35,7 +35,13 @@ from bb_robot.ros.parameters import descriptor
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, TF_QOS
 
 if TYPE_CHECKING:
-    from bb_robot.description.core import JointStateTf, PreparedModel
+    from geometry_msgs.msg import TransformStamped
+    from rclpy.subscription import Subscription
+    from rclpy.timer import Timer
+    from sensor_msgs.msg import JointState
+
+    from bb_robot.description.core import IntArray, JointStateTf, PreparedModel
+    from bb_robot.description.manipulator import TipPose
     from bb_robot.description.tf_wire import TfWire, Transform
 
 # Imported after the first robot_description publication (they bring numpy and the message
@@ -122,14 +128,14 @@ class DescriptionNode(Node):
         self._active: str | None = None
         self._pending: tuple[str | None, PreparedModel] | None = None
         self._wires: dict[bytes, TfWire | None] = {}
-        self._last_edges: Any = None
+        self._last_edges: IntArray | None = None
         self._last_wire: TfWire | None = None
         self._tip_checked = -float("inf")
         self._tip_listeners = 0
         self._last_publish = -float("inf")
         self._pending_stamp: int | None = None
         self._pending_updated: set[int] = set()
-        self._timer: Any = None
+        self._timer: Timer | None = None
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
 
         if loaded is None:
@@ -149,7 +155,7 @@ class DescriptionNode(Node):
         self._topics = tuple(self.get_parameter("source_list").value or ())
         self._JointState = JointState
         self._drain = True
-        self._subscriptions_js: dict[str, Any] = {}
+        self._subscriptions_js: dict[str, Subscription] = {}
         for topic in self._topics:
             self._subscriptions_js[topic] = self.create_subscription(
                 JointState,
@@ -277,7 +283,7 @@ class DescriptionNode(Node):
             self._timer = self.create_timer(1.0 / self._frequency, self._on_timer, clock=self._steady)
 
     # ------------------------------------------------------------ joint states
-    def _on_joint_states(self, msg: Any, topic: str) -> None:
+    def _on_joint_states(self, msg: JointState, topic: str) -> None:
         """Handle the message the executor took, then the ones already waiting behind it.
 
         One round through rclpy's executor costs about 200 µs of Python per message, seven times
@@ -304,7 +310,7 @@ class DescriptionNode(Node):
             self._drain = False
             self.get_logger().warning(f"taking queued joint states directly failed ({error!r}); not doing it again")
 
-    def _on_joint_state(self, msg: Any, topic: str) -> None:
+    def _on_joint_state(self, msg: JointState, topic: str) -> None:
         state = self._state
         if state is None:
             return
@@ -347,7 +353,7 @@ class DescriptionNode(Node):
         if stamp is not None:
             self._publish_tf(state, stamp, updated)
 
-    def _publish_tf(self, state: JointStateTf, stamp: int, updated: Any) -> None:
+    def _publish_tf(self, state: JointStateTf, stamp: int, updated: IntArray) -> None:
         publication = state.publication(stamp, updated)
         if publication is None:
             return
@@ -377,7 +383,7 @@ class DescriptionNode(Node):
         if self._tip_listeners and tip.ready(state.seen):
             self._publish_tip(tip, state, sec, nanosec)
 
-    def _publish_tip(self, tip: Any, state: JointStateTf, sec: int, nanosec: int) -> None:
+    def _publish_tip(self, tip: TipPose, state: JointStateTf, sec: int, nanosec: int) -> None:
         (x, y, z), (qx, qy, qz, qw) = tip.pose(state.values)
         pose = self._PoseStamped()
         pose.header.frame_id = self._frame_prefix + tip.base_link
@@ -388,11 +394,11 @@ class DescriptionNode(Node):
         orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
         self._tip_pub.publish(pose)
 
-    def _frames(self, state: JointStateTf, edges: Any) -> list[tuple[str, str]]:
+    def _frames(self, state: JointStateTf, edges: IntArray) -> list[tuple[str, str]]:
         plan, prefix = state.plan, self._frame_prefix
         return [(prefix + plan.movable_parents[i], prefix + plan.movable_children[i]) for i in edges.tolist()]
 
-    def _wire(self, state: JointStateTf, edges: Any) -> TfWire | None:
+    def _wire(self, state: JointStateTf, edges: IntArray) -> TfWire | None:
         if edges is self._last_edges:  # the usual case: the same array of every seen edge
             return self._last_wire
         key = edges.tobytes()
@@ -417,7 +423,7 @@ class DescriptionNode(Node):
         self._wires.clear()
         self._last_edges, self._last_wire = None, None
 
-    def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> Any:
+    def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> TransformStamped:
         t = self._TransformStamped()
         t.header.frame_id = parent
         t.child_frame_id = child
