@@ -55,6 +55,32 @@ class ParameterSpec:
         return self.description
 
 
+def configure_parameter(
+    name: str,
+    default: ParameterValue,
+    description: str,
+    type: str = "string",  # noqa: A002 - as ParameterSpec's field
+    *,
+    choices: tuple[str, ...] = (),
+    range: tuple[float, float] | None = None,  # noqa: A002 - as ParameterSpec's field
+) -> ParameterSpec:
+    """A parameter read at configure (changes refused while the node is configured), as every
+    backend parameter is.
+
+    Args:
+        name: Its name (a backend's: without the ``<backend>.`` prefix).
+        default: Its default.
+        description: What it does.
+        type: One of :data:`PARAMETER_TYPES`.
+        choices: The allowed values of a string.
+        range: The inclusive range of a number.
+
+    Returns:
+        The spec, ``when="configure"``.
+    """
+    return ParameterSpec(name, default, description, type=type, when="configure", choices=choices, range=range)
+
+
 def default_model_dirs() -> tuple[str, ...]:
     """The default ``model_dirs`` of both nodes: ``models/`` of the first bb_robot share directory
     that has one (an installed package, else the source tree).

@@ -42,7 +42,7 @@ from functools import partial
 
 import numpy as np
 
-from bb_robot.common.parameters import ParameterValue
+from bb_robot.common.parameters import ParameterValue, configure_parameter
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.actuator_topics import (
     DEFAULT_ACTUATOR_NAME,
@@ -101,69 +101,61 @@ class ActuatorsBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            ParameterSpec(
+            configure_parameter(
                 "actuator_topic_style",
                 "path",
                 "Names of the actuator topics: 'path' (<ns>/actuator/<the actuator's path: root link, joints and "
                 "links down to its joint, its name>) or 'joint' (<ns>/actuator/<joint>/<actuator>, for deep trees "
                 "whose paths exceed ROS's 247-character limit).",
-                when="configure",
                 choices=TOPIC_STYLES,
             ),
-            ParameterSpec(
+            configure_parameter(
                 "feedback_timeout",
                 0.25,
                 "An actuator whose latest feedback is older than this (seconds) is reported silent in /diagnostics.",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.001, 3600.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "disarm_on_feedback_timeout",
                 False,
                 "A silent actuator puts the driver in error (commands refused, joints held until ~/reset "
                 "succeeds once it reports again) instead of only a warning.",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "default_actuator_name",
                 DEFAULT_ACTUATOR_NAME,
                 "Name of the actuator of a joint that neither the model (<transmission>) nor "
                 "actuators.joints.<joint>.actuator names; '{joint}' is replaced by the joint's name.",
-                when="configure",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "wait_for_feedback",
                 True,
                 "Configure waits (up to connect_timeout) until every actuator has reported, and fails naming the "
                 "ones that did not. False: configure does not wait; an actuator gets no command until it has "
                 "reported, and joint_states wait for every actuator.",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "modes",
                 ["position", "velocity", "effort"],
                 "The command modes the servo bridges accept (position, velocity, effort); the driver rejects others.",
-                type="string_array",
-                when="configure",
+                "string_array",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "command_rate",
                 0.0,
                 "Commands per second sent to each actuator; 0: one per control cycle (the driver's rate).",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.0, 100000.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "graph_check_period",
                 1.0,
                 "Seconds between two checks of the ROS graph for a second publisher on an actuator's command topic "
                 "and for command topics without a subscriber.",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.05, 3600.0),
             ),
         )

@@ -2,13 +2,8 @@
 
 from __future__ import annotations
 
-from bb_robot.common.parameters import ParameterSpec, ParameterValue
-
-
-def spec(name: str, default: ParameterValue, text: str, kind: str = "string") -> ParameterSpec:
-    """A parameter read at configure."""
-    return ParameterSpec(name, default, text, type=kind, when="configure")
-
+from bb_robot.common.parameters import ParameterSpec
+from bb_robot.common.parameters import configure_parameter as spec
 
 GAZEBO_PARAMETERS: tuple[ParameterSpec, ...] = (
     spec(
