@@ -38,6 +38,7 @@ from typing import Any
 
 import numpy as np
 
+from bb_robot.driver.backends import gazebo_topics as world
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -49,17 +50,6 @@ from bb_robot.driver.backends.base import (
     ParameterSpec,
 )
 from bb_robot.driver.backends.gazebo_parameters import GAZEBO_PARAMETERS
-from bb_robot.driver.backends.gazebo_topics import (
-    ACTUATORS,
-    CLOCK,
-    DOUBLE,
-    FLOAT,
-    JOINT_TRAJECTORY,
-    MODEL,
-    CommandTopic,
-    GazeboTopics,
-    load_topics,
-)
 from bb_robot.driver.backends.host import ClockOutput
 from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
 from bb_robot.driver.commands import HOLD_MODE as _HOLD
@@ -111,12 +101,12 @@ class GazeboBackend(Backend):
         self._efforts = np.full(n, np.nan)
         self._stamps = np.zeros(n, dtype=np.int64)
         self._limits_checked = np.zeros(n, dtype=bool)
-        self.topics: GazeboTopics | None = None
+        self.topics: world.GazeboTopics | None = None
         self.transport: GzTransport | None = None
         self._subscriptions: list[GzSubscription] = []
         self._doubles: list[tuple[int, str, GzPublisher, str]] = []  # (joint, interface, publisher, topic)
         self._groups: list[_Group] = []
-        self._routes: dict[tuple[int, str], CommandTopic] = {}
+        self._routes: dict[tuple[int, str], world.CommandTopic] = {}
         self._position_route = np.zeros(n, dtype=bool)
         self._velocity_route = np.zeros(n, dtype=bool)
         self._effort_route = np.zeros(n, dtype=bool)
@@ -152,7 +142,7 @@ class GazeboBackend(Backend):
         checks are built after connect, from the real modes)."""
         return frozenset({CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT})
 
-    def _plan(self, topics: GazeboTopics) -> None:
+    def _plan(self, topics: world.GazeboTopics) -> None:
         """Choose a route per joint and interface; the modes every joint supports."""
         problems = []
         for i, joint in enumerate(self.joint_names):
@@ -193,7 +183,7 @@ class GazeboBackend(Backend):
         from bb_robot.gz.api import create_transport
         from bb_robot.gz.messages import GzMessagesUnavailable, default_messages
 
-        topics = self.topics = load_topics(self)
+        topics = self.topics = world.load_topics(self)
         for warning in topics.warnings:
             self.logger.warning(f"gazebo: {warning}")
         self._plan(topics)
@@ -239,24 +229,26 @@ class GazeboBackend(Backend):
         self._monitor = threading.Thread(target=self._watch, name="gazebo-monitor", daemon=True)
         self._monitor.start()
 
-    def _open(self, topics: GazeboTopics) -> None:
+    def _open(self, topics: world.GazeboTopics) -> None:
         transport = self.transport
         assert transport is not None
         for state in topics.states:
             mapping = {gz: self._index[joint] for gz, joint in state.joints.items() if joint in self._index}
-            self._subscriptions.append(transport.subscribe(state.topic, MODEL, self._state_callback(mapping)))
+            self._subscriptions.append(transport.subscribe(state.topic, world.MODEL, self._state_callback(mapping)))
         groups: dict[str, _Group] = {}
         for (i, interface), route in self._routes.items():
-            if route.type_name == DOUBLE:
-                self._doubles.append((i, interface, transport.advertise(route.topic, DOUBLE), route.topic))
+            if route.type_name == world.DOUBLE:
+                self._doubles.append((i, interface, transport.advertise(route.topic, world.DOUBLE), route.topic))
                 continue
             group = groups.get(route.topic)
             if group is None:
                 group = groups[route.topic] = _Group(
                     route.topic, route.type_name, transport.advertise(route.topic, route.type_name)
                 )
-                if route.type_name == JOINT_TRAJECTORY and route.progress_topic:
-                    self._subscriptions.append(transport.subscribe(route.progress_topic, FLOAT, self._on_progress))
+                if route.type_name == world.JOINT_TRAJECTORY and route.progress_topic:
+                    self._subscriptions.append(
+                        transport.subscribe(route.progress_topic, world.FLOAT, self._on_progress)
+                    )
             elif group.type_name != route.type_name:
                 raise BackendError(
                     f"gazebo: {route.topic} carries both {group.type_name} and {route.type_name}: fix the world"
@@ -266,7 +258,7 @@ class GazeboBackend(Backend):
             group.names.append(route.gz_joint)
         self._groups = list(groups.values())
         for group in self._groups:
-            if group.type_name == ACTUATORS:
+            if group.type_name == world.ACTUATORS:
                 # Indices the driver does not drive are sent as 0: say so.
                 for kind in ("position", "velocity"):
                     used = {
@@ -278,7 +270,7 @@ class GazeboBackend(Backend):
                     if gaps:
                         listed = ", ".join(map(str, gaps))
                         self.logger.warning(
-                            f"gazebo: {group.topic} ({ACTUATORS}): the driver sends {kind}[{listed}] as 0 "
+                            f"gazebo: {group.topic} ({world.ACTUATORS}): the driver sends {kind}[{listed}] as 0 "
                             "(no driven joint there)"
                         )
         rate = self.number_option("command_rate")
@@ -286,7 +278,7 @@ class GazeboBackend(Backend):
         if self.flag_option("publish_clock"):
             self._start_clock(topics)
 
-    def _start_clock(self, topics: GazeboTopics) -> None:
+    def _start_clock(self, topics: world.GazeboTopics) -> None:
         host, transport = self.context.host, self.transport
         assert transport is not None
         if host is None:
@@ -296,7 +288,7 @@ class GazeboBackend(Backend):
             self.logger.warning("gazebo: publish_clock: no clock topic (set gazebo.world_name or gazebo.clock_topic)")
             return
         self._clock_publisher = host.open_clock()
-        self._subscriptions.append(transport.subscribe(topics.clock, CLOCK, self._on_clock))
+        self._subscriptions.append(transport.subscribe(topics.clock, world.CLOCK, self._on_clock))
         self.logger.info(f"gazebo: republishing {topics.clock} on ROS /clock")
 
     def disconnect(self) -> None:
@@ -444,7 +436,7 @@ class GazeboBackend(Backend):
             key = (i, kind)
             if self._last_sent.get(key) == (v,) and resend and now_ns - self._last_sent_ns.get(key, 0) < resend:
                 continue
-            message = self._messages.new(DOUBLE)
+            message = self._messages.new(world.DOUBLE)
             message.data = v
             publisher.publish(message)
             self._last_sent[key] = (v,)
@@ -456,14 +448,14 @@ class GazeboBackend(Backend):
     def _send_group(
         self, group: _Group, value: list[float], feed: list[float], interface: list[str], now_ns: int
     ) -> None:
-        if group.type_name == JOINT_TRAJECTORY:
+        if group.type_name == world.JOINT_TRAJECTORY:
             members = [k for k, j in enumerate(group.joints) if interface[j] == "position" and not math.isnan(value[j])]
             if not members:
                 return
             key: tuple[float, ...] = tuple(float(value[group.joints[k]]) for k in members)
             if self._unchanged(group, key, now_ns):
                 return
-            message = self._messages.new(JOINT_TRAJECTORY)
+            message = self._messages.new(world.JOINT_TRAJECTORY)
             message.joint_names.extend(group.names[k] for k in members)
             point = message.points.add()
             point.positions.extend(key)
@@ -486,7 +478,7 @@ class GazeboBackend(Backend):
             key = (*sorted(positions.items()), -1.0, *sorted(velocities.items()))  # type: ignore[arg-type]
             if self._unchanged(group, key, now_ns):
                 return
-            message = self._messages.new(ACTUATORS)
+            message = self._messages.new(world.ACTUATORS)
             if positions:
                 message.position.extend(positions.get(k, 0.0) for k in range(max(positions) + 1))
             if velocities:
@@ -521,7 +513,7 @@ class GazeboBackend(Backend):
         unseen = [self.joint_names[i] for i in np.flatnonzero(self._stamps == 0)]
         state_topics = ", ".join(s.topic for s in topics.states)
         partition = getattr(transport, "partition", "?")
-        parts = [f"no joint state yet on {state_topics} [{MODEL}] in partition '{partition}'"]
+        parts = [f"no joint state yet on {state_topics} [{world.MODEL}] in partition '{partition}'"]
         if unseen and len(unseen) < len(self.joint_names):
             parts.append(f"joints never reported: {', '.join(unseen)}")
         if transport is not None:
