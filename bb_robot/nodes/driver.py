@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import rclpy
@@ -88,6 +88,25 @@ DIAGNOSTICS_PERIOD = 1.0
 HOUSEKEEPING_RATE = 10.0
 
 
+@dataclass(frozen=True)
+class DrivenModel:
+    """The model configure loaded, where it came from, and the joints the driver drives.
+
+    Attributes:
+        robot: The model as loaded (its bound parameters at the file's values).
+        source: The file (``None``: the ``robot_description`` topic).
+        kind: ``urdf``, ``xacro``, ``sdf``, ``string``, ...
+        joints: The driven joints, in order.
+        mimic: The mimic joints published with them, by name.
+    """
+
+    robot: Robot
+    source: str | None
+    kind: str
+    joints: tuple[str, ...]
+    mimic: Mapping[str, Mimic]
+
+
 @dataclass
 class Session:
     """What exists while the node is configured (created by configure, released by cleanup).
@@ -95,13 +114,9 @@ class Session:
     Filled in by configure step by step: what a failed configure got to is released.
     """
 
-    #: The model as loaded, and with its bound parameters applied.
-    base_robot: Robot | None = None
+    model: DrivenModel | None = None
+    #: The model with the current values of its bound parameters.
     robot: Robot | None = None
-    source: str | None = None
-    kind: str = ""
-    joints: tuple[str, ...] = ()
-    mimic: dict[str, Mimic] = field(default_factory=dict)
     #: Parameters declared at configure, and the model's bound parameters' values.
     declared: list[str] = field(default_factory=list)
     bound: dict[str, float] = field(default_factory=dict)
@@ -147,9 +162,7 @@ class DriverNode(LifecycleNode):
             self._backend_error = str(error)
             self.get_logger().error(f"{error}; configure will fail")
         if self._backend_class is not None:
-            self._backend_parameters = self._params.declare_backend_parameters(
-                self._backend_class, self._backend_name
-            )
+            self._backend_parameters = self._params.declare_backend_parameters(self._backend_class, self._backend_name)
 
         self._arm_state_pub = self.create_publisher(String, "~/arm_state", LATCHED_QOS)
         self._diagnostics_pub = self.create_publisher(DiagnosticArray, "/diagnostics", DEFAULT_QOS)
@@ -219,11 +232,12 @@ class DriverNode(LifecycleNode):
             self.get_logger().error(f"configure failed: {text}")
             self._release()
             return TransitionCallbackReturn.FAILURE
-        assert session.robot is not None
+        model = session.model
+        assert model is not None
         self.get_logger().info(
-            f"configured: robot '{session.robot.name}' ({session.kind}, "
-            f"{session.source or 'robot_description topic'}), "
-            f"joints {', '.join(session.joints)}, backend '{self._backend_name}'"
+            f"configured: robot '{model.robot.name}' ({model.kind}, "
+            f"{model.source or 'robot_description topic'}), "
+            f"joints {', '.join(model.joints)}, backend '{self._backend_name}'"
         )
         return TransitionCallbackReturn.SUCCESS
 
@@ -250,29 +264,33 @@ class DriverNode(LifecycleNode):
         if self._backend_class is None:
             raise BackendError(self._backend_error or f"unknown backend '{self._backend_name}'")
         parameters = self._params
-        model = parameters.text("model")
-        if model:
-            loaded = load_model_file(model, parameters.texts("model_dirs"), parameters.text("model_scope"))
+        model_file = parameters.text("model")
+        if model_file:
+            loaded = load_model_file(model_file, parameters.texts("model_dirs"), parameters.text("model_scope"))
         else:
             loaded = load_model_text(self._wait_for_description())
         for warning in loaded.warnings:
             self.get_logger().warning(warning)
-        session.robot = session.base_robot = loaded.robot
-        session.source = loaded.source if loaded.kind != "string" else None
-        session.kind = loaded.kind
-        session.joints = driven_joints(loaded.robot, parameters.texts("joints"))
-        session.mimic = dict(mimic_joints(loaded.robot, session.joints))
-        parameters.declare_joint_parameters(session.joints, loaded.robot, session.declared, session.bound)
+        joints = driven_joints(loaded.robot, parameters.texts("joints"))
+        model = session.model = DrivenModel(
+            loaded.robot,
+            loaded.source if loaded.kind != "string" else None,
+            loaded.kind,
+            joints,
+            dict(mimic_joints(loaded.robot, joints)),
+        )
+        session.robot = loaded.robot
+        parameters.declare_joint_parameters(joints, loaded.robot, session.declared, session.bound)
         limits = self._effective_limits(session)
         backend = self._backend_class(
             BackendContext(
                 robot=session.robot,
-                joint_names=session.joints,
+                joint_names=joints,
                 limits=limits,
                 rate=parameters.number("rate"),
                 logger=self.get_logger(),
                 options=parameters.backend_options(self._backend_parameters),
-                model_source=session.source,
+                model_source=model.source,
                 host=RosBackendHost(self),
                 model_scope=loaded.scope,
                 model_dirs=tuple(parameters.texts("model_dirs")),
@@ -290,7 +308,7 @@ class DriverNode(LifecycleNode):
         )
         prefix = (parameters.text("robot_name") or session.robot.name).strip("/")
         session.commands = CommandInputs(self, prefix, core, session.validator, self._warn)
-        session.publishers = JointStatePublishers(self, prefix, session.joints, session.mimic)
+        session.publishers = JointStatePublishers(self, prefix, joints, model.mimic)
         session.services = [
             self.create_service(Trigger, "~/arm", lambda request, response: self._arming("arm", response)),
             self.create_service(Trigger, "~/disarm", lambda request, response: self._arming("disarm", response)),
@@ -304,7 +322,7 @@ class DriverNode(LifecycleNode):
         session.action = TrajectoryAction(
             self,
             core,
-            lambda: parameters.tolerance_defaults(session.joints),
+            lambda: parameters.tolerance_defaults(joints),
             parameters.number("action_monitor_rate"),
             self._steady,
         )
@@ -313,11 +331,12 @@ class DriverNode(LifecycleNode):
 
     def _effective_limits(self, session: Session) -> JointLimitTable:
         """The model's limits (with its bound parameters), tightened by the ``joint_limits.*`` ones."""
-        assert session.base_robot is not None
+        model = session.model
+        assert model is not None
         bound: dict[str | tuple[str, ...], float] = {name: value for name, value in session.bound.items()}
-        session.robot = session.base_robot.with_parameters(bound) if bound else session.base_robot
+        session.robot = model.robot.with_parameters(bound) if bound else model.robot
         return self._params.effective_limits(
-            session.robot, session.joints, session.declared, lambda text: self._warn(("limits", text), text)
+            session.robot, model.joints, session.declared, lambda text: self._warn(("limits", text), text)
         )
 
     def on_activate(self, state: LifecycleState) -> TransitionCallbackReturn:
@@ -432,19 +451,20 @@ class DriverNode(LifecycleNode):
                 return SetParametersResult(successful=False, reason=reason)
         session = self._session
         bound = {p.name: p.value for p in parameters if session is not None and p.name in session.bound}
-        if bound and session is not None and session.base_robot is not None:
+        if bound and session is not None and session.model is not None:
             try:
                 values: dict[str | tuple[str, ...], float] = {name: value for name, value in session.bound.items()}
                 values.update({name: float(value) for name, value in bound.items()})
-                session.base_robot.with_parameters(values)
+                session.model.robot.with_parameters(values)
             except BbRobotError as error:
                 return SetParametersResult(successful=False, reason=str(error))
         return SetParametersResult(successful=True)
 
     def _after_set_parameters(self, parameters: Sequence[Parameter]) -> None:
         session = self._session
-        if session is None or session.core is None or session.validator is None:
+        if session is None or session.core is None or session.validator is None or session.model is None:
             return
+        joints = session.model.joints
         names = {p.name for p in parameters}
         core = session.core
         core.update_settings(self._params.core_settings())
@@ -460,7 +480,7 @@ class DriverNode(LifecycleNode):
                 core.set_robot(session.robot)
             if session.publishers is not None:
                 session.publishers.publish_limits(limits)
-            self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in session.joints))
+            self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in joints))
         if "publish_rate" in names and session.timers:
             self._start_publish_timer(session)
         if "action_monitor_rate" in names and session.action is not None:
@@ -539,13 +559,13 @@ class DriverNode(LifecycleNode):
         array.header.stamp = self.get_clock().now().to_msg()
         state = self.lifecycle_state
         session = self._session
-        if session is None or session.core is None or session.robot is None:
+        if session is None or session.core is None or session.robot is None or session.model is None:
             array.status = unconfigured_status(self.get_name(), state, self._backend_error)
             return array
         view = DriverView(
             session.core,
             session.robot.name,
-            session.joints,
+            session.model.joints,
             self._params.number("rate"),
             self._callback_scheduling,
             self._publishing(session),
