@@ -13,5 +13,9 @@ tests exercise without a ROS graph:
 - :mod:`~bb_robot.description.tf_wire`: writing ``tf2_msgs/TFMessage`` bytes without building
   message objects (the /tf hot path);
 - :mod:`~bb_robot.description.manipulator`: the serial manipulator as JSON and the tip pose;
-- :mod:`~bb_robot.description.throttle`: rate-limited warnings.
+- :mod:`~bb_robot.description.timing`: the process's age, for the start-up report.
+
+What it shares with the driver (the parameter-spec type, ``default_model_dirs``, rate-limited
+warnings) lives in :mod:`bb_robot.common`; ``description.throttle`` re-exports
+:class:`~bb_robot.common.throttle.WarningThrottle`.
 """

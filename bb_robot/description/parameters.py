@@ -8,28 +8,17 @@ node read, or (for xacro) evaluate, an arbitrary file.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+from bb_robot.common.parameters import ParameterSpec, default_model_dirs
 
-from bb_robot.resources import share_directories
-
-ParameterValue = str | float | bool | tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ParameterSpec:
-    """One parameter: its name, default (``None``: computed at start-up), description, and
-    whether it can change while the node runs."""
-
-    name: str
-    default: ParameterValue | None
-    description: str
-    read_only: bool = False
-    #: The ROS parameter type: "string", "double", "bool" or "string_array".
-    type: str = "string"
-    #: For ``double``: the inclusive range allowed, as ``(low, high)``.
-    range: tuple[float, float] | None = None
-
+__all__ = [
+    "MAX_PUBLISH_FREQUENCY",
+    "PARAMETERS",
+    "PARAMETER_NAMES",
+    "RELOAD_PARAMETERS",
+    "ParameterSpec",
+    "default_model_dirs",
+    "spec",
+]
 
 #: The highest ``publish_frequency`` accepted (Hz); above it, publishing on every message is the cap.
 MAX_PUBLISH_FREQUENCY = 10000.0
@@ -87,7 +76,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         ("joint_states",),
         "sensor_msgs/JointState topics to subscribe to and merge, as joint_state_publisher's "
         "source_list (relative names follow the node namespace). Read-only.",
-        read_only=True,
+        when="start",
         type="string_array",
     ),
     ParameterSpec(
@@ -95,7 +84,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         None,
         "Directories a model file may be loaded from (after resolving symbolic links). Default: the "
         "models/ directory of bb_robot's share directory. Read-only.",
-        read_only=True,
+        when="start",
         type="string_array",
     ),
 )
@@ -111,12 +100,3 @@ def spec(name: str) -> ParameterSpec:
         if item.name == name:
             return item
     raise KeyError(name)
-
-
-def default_model_dirs() -> tuple[str, ...]:
-    """The default ``model_dirs``: ``models/`` of the first bb_robot share directory that has one
-    (an installed package, else the source tree)."""
-    for directory in share_directories():
-        if (directory / "models").is_dir():
-            return (str((directory / "models").resolve()),)
-    return (str(Path(share_directories()[0]) / "models"),)

@@ -22,6 +22,8 @@ from collections.abc import Callable, Sequence
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.errors import BbRobotError
+
 #: One transform: ``(parent frame, child frame, sec, nanosec, (tx, ty, tz, qx, qy, qz, qw))``.
 Transform = tuple[str, str, int, int, Sequence[float]]
 Serializer = Callable[[Sequence[Transform]], bytes]
@@ -36,8 +38,9 @@ _NSEC_TAG = 0x3B00
 _ROW = struct.Struct("<7d")
 
 
-class WireLayoutError(Exception):
-    """The serialised layout could not be located or did not check out."""
+class WireLayoutError(BbRobotError):
+    """The serialised layout could not be located or did not check out (the node then builds
+    ``TFMessage`` objects instead)."""
 
 
 def _sentinel(k: int, family: int) -> float:

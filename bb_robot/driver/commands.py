@@ -52,6 +52,10 @@ MODE_NAMES: Mapping[CommandMode, str] = {
     CommandMode.VELOCITY: "velocity",
     CommandMode.EFFORT: "effort",
 }
+#: The modes as plain ints, for backends' hot paths (they compare the items of ``command.modes.tolist()``).
+HOLD_MODE, POSITION_MODE, VELOCITY_MODE, EFFORT_MODE = (
+    int(m) for m in (CommandMode.HOLD, CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)
+)
 _UNITS = {CommandMode.POSITION: "position", CommandMode.VELOCITY: "velocity", CommandMode.EFFORT: "effort"}
 
 

@@ -5,10 +5,13 @@ checked commands and trajectories; its loop thread applies them at the next cycl
 callback never waits for the loop nor the loop for a callback.  Every cycle:
 
 1. ``backend.read(now)``: the joints' state (kept as the latest :class:`Snapshot`);
-2. the inbox: commands, trajectories, cancellations, limit and setting changes;
+2. the inbox (:mod:`bb_robot.driver.inbox`): commands, trajectories, cancellations, limit and
+   model changes, typed messages handled in one place (:meth:`DriverCore._apply`), also when the
+   backend gave no sample (then what needs one says so);
 3. arming and the watchdog;
-4. per joint, the setpoint of its mode: hold, position, velocity (slowed so that the joint
-   can stop before its limits), effort, or the active trajectory's sample;
+4. per joint (:mod:`bb_robot.driver.setpoints`), the setpoint of its mode: hold, position,
+   velocity (slowed so that the joint can stop before its limits), effort, or the active
+   trajectory's sample;
 5. a last guard clamps positions into the command range and velocities and efforts to
    their limits, then ``backend.write(command, now)``;
 6. the active trajectory's goal is checked against its tolerances.
@@ -29,7 +32,7 @@ Two paths do not wait for a cycle (both on by default in the node):
 - **Sample watching** (:meth:`DriverCore.watch_samples`): a listener gets every new sample, from
   the backend's own thread as it arrives where the backend can
   (:meth:`~bb_robot.driver.backends.base.Backend.watch_samples`), else from the loop thread after
-  each cycle.
+  each cycle (:mod:`bb_robot.driver.samples`).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, replace
-from typing import Any
+from dataclasses import replace
+from typing import Any, assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -48,128 +51,45 @@ from bb_robot.driver.arming import Arming, ArmState
 from bb_robot.driver.backends.base import Backend, BackendCommand, Health, HealthLevel, JointSample
 from bb_robot.driver.commands import MODE_NAMES, CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, SUCCESSFUL, CommandRejected, TrajectoryRejected
-from bb_robot.driver.limits import JointLimitTable, braking_speeds
-from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop, request_realtime
-from bb_robot.driver.tolerances import GoalMonitor, Outcome, Tolerances
-from bb_robot.driver.trajectory import Trajectory, TrajectoryOptions, TrajectoryPoint, build_trajectory
+from bb_robot.driver.execution import Execution, Feedback
+from bb_robot.driver.inbox import (
+    CancelExecution,
+    ExecuteTrajectory,
+    HoldAll,
+    InboxMessage,
+    SetLimits,
+    SetRobot,
+    SubmitCommand,
+)
+from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
+from bb_robot.driver.samples import SampleFanout, SampleListener, freshness
+from bb_robot.driver.setpoints import TRAJECTORY, Setpoints
+from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot
+from bb_robot.driver.tolerances import Outcome, Tolerances
+from bb_robot.driver.trajectory import Trajectory, TrajectoryPoint, build_trajectory
+from bb_robot.model.robot import Robot
+
+__all__ = [
+    "HEALTH_PERIOD",
+    "LATENCY_WINDOW",
+    "TRAJECTORY",
+    "WATCHDOG_ACTIONS",
+    "CoreSettings",
+    "DriverCore",
+    "Execution",
+    "Feedback",
+    "SampleListener",
+    "Snapshot",
+    "replace_settings",
+]
 
 FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
 
-#: Internal mode of a joint driven by the active trajectory.
-TRAJECTORY = 4
-_MODE_LABELS = {**{int(m): name for m, name in MODE_NAMES.items()}, TRAJECTORY: "trajectory"}
-#: Samples kept for the command latency statistics.
-LATENCY_WINDOW = 4096
 #: How often the loop asks the backend for its health (seconds).
 HEALTH_PERIOD = 0.2
 WATCHDOG_ACTIONS = ("hold", "disarm")
-
-
-@dataclass(frozen=True)
-class CoreSettings:
-    """Settings that may change while the loop runs (the node's parameters)."""
-
-    command_timeout: float = 0.5
-    watchdog_action: str = "hold"
-    stale_timeout: float = 0.1
-    trajectory: TrajectoryOptions = field(default_factory=TrajectoryOptions)
-    #: Write a submitted command at once (in the submitting thread), not at the next cycle.
-    immediate_commands: bool = False
-
-
-@dataclass(frozen=True, eq=False)
-class Snapshot:
-    """What the loop last saw and did, for publishers (immutable; replaced every cycle).
-
-    ``sample`` is ``None`` until the backend has been read; ``all_seen`` tells whether every
-    joint has been reported at least once; ``stale`` names the joints whose latest value is
-    older than ``stale_timeout``.  ``modes`` holds each joint's mode label.
-    """
-
-    cycle: int
-    now_ns: int
-    sample: JointSample | None
-    all_seen: bool
-    stale: tuple[str, ...]
-    arm_state: ArmState
-    arm_reason: str
-    modes: tuple[str, ...]
-    desired: FloatArray | None = None
-
-
-@dataclass
-class Feedback:
-    """The latest state of an executing trajectory (for ``FollowJointTrajectory`` feedback)."""
-
-    now_ns: int
-    desired: tuple[FloatArray, FloatArray, FloatArray]
-    actual: tuple[FloatArray, FloatArray]
-    index: int
-
-
-#: ``listener(sample, all_seen, stale)``: a new sample; whether every joint was ever reported;
-#: the joints whose value is older than ``stale_timeout``.
-SampleListener = Callable[[JointSample, bool, tuple[str, ...]], None]
-
-
-class Execution:
-    """A trajectory handed to the core, and how it ends.
-
-    ``done`` is set once ``outcome`` is known; ``feedback`` is updated every cycle while it
-    runs.  Topic trajectories have no ``tolerances`` (they only end or are preempted).
-    """
-
-    def __init__(self, trajectory: Trajectory, tolerances: Tolerances | None, source: str) -> None:
-        self.trajectory = trajectory
-        self.tolerances = tolerances
-        self.source = source
-        self.done = threading.Event()
-        self.outcome: Outcome | None = None
-        self.feedback: Feedback | None = None
-        self.started = False
-        #: Set by whoever asked the core to cancel it (so that it asks once).
-        self.cancel_sent = False
-        self.monitor = GoalMonitor(trajectory, tolerances) if tolerances is not None else None
-
-    def finish(self, outcome: Outcome) -> None:
-        if self.outcome is None:
-            self.outcome = outcome
-            self.done.set()
-
-
-class _Masks:
-    """Which joints are in which mode (recomputed only when a mode changes)."""
-
-    def __init__(self, modes: npt.NDArray[np.int8]) -> None:
-        self.hold = modes == int(CommandMode.HOLD)
-        self.pos = modes == int(CommandMode.POSITION)
-        self.vel = modes == int(CommandMode.VELOCITY)
-        self.eff = modes == int(CommandMode.EFFORT)
-        self.traj = modes == TRAJECTORY
-        self.any_hold, self.any_vel = bool(self.hold.any()), bool(self.vel.any())
-        self.any_eff, self.any_traj = bool(self.eff.any()), bool(self.traj.any())
-        self.position_like = self.hold | self.pos | self.traj
-        self.backend_modes = np.where(self.traj, np.int8(CommandMode.POSITION), modes).astype(np.int8)
-        self.labels = tuple(_MODE_LABELS[int(m)] for m in modes)
-
-
-@dataclass
-class _Latency:
-    values: npt.NDArray[np.int64] = field(default_factory=lambda: np.zeros(LATENCY_WINDOW, dtype=np.int64))
-    count: int = 0
-
-    def add(self, value: int) -> None:
-        self.values[self.count % LATENCY_WINDOW] = value
-        self.count += 1
-
-    def percentiles(self) -> tuple[float, float, float] | None:
-        n = min(self.count, LATENCY_WINDOW)
-        if n == 0:
-            return None
-        window = self.values[:n].astype(np.float64) * 1e-9
-        p50, p99 = np.percentile(window, [50, 99])
-        return float(p50), float(p99), float(window.max())
 
 
 class DriverCore:
@@ -184,7 +104,7 @@ class DriverCore:
         self,
         backend: Backend,
         limits: JointLimitTable,
-        settings: CoreSettings = CoreSettings(),
+        settings: CoreSettings | None = None,
         *,
         log: LogFunction | None = None,
         clock: Callable[[], int] = time.monotonic_ns,
@@ -193,26 +113,18 @@ class DriverCore:
         self.backend = backend
         self.names = limits.names
         self.limits = limits
-        self._lower, self._upper = limits.command_lower, limits.command_upper
-        self.settings = settings
+        self.settings = settings if settings is not None else CoreSettings()
         self._log_function = log or (lambda level, text: None)
         self._clock = clock
         self._lock = threading.Lock()
         #: Held for a whole cycle, and by an immediate command: one of them at a time.
         self._cycle_lock = threading.Lock()
-        self._listener: SampleListener | None = None
-        self._listener_in_loop = False
-        #: Real-time priority for the threads that pass samples on (0: leave them alone), and those seen.
-        self._sample_thread_priority = 0
-        self._sample_threads: set[int] = set()
-        self._inbox: deque[tuple[str, Any]] = deque()
+        self._samples = SampleFanout(self.names, backend, clock, lambda: self.settings.stale_timeout, self._log)
+        self._inbox: deque[InboxMessage] = deque()
         self.arming = Arming(armed)
         self.active = False
         n = len(self.names)
-        self._modes = np.full(n, int(CommandMode.HOLD), dtype=np.int8)
-        self._masks: _Masks | None = None
-        self._targets = np.zeros(n)
-        self._hold = np.full(n, np.nan)
+        self._setpoints = Setpoints(limits)
         self._execution: Execution | None = None
         self._last_command_ns: int | None = None
         self._watchdog_tripped = False
@@ -221,7 +133,7 @@ class DriverCore:
         self._snapshot = Snapshot(0, 0, None, False, (), self.arming.state, self.arming.reason, ("hold",) * n)
         self._health = Health(connected=False, message="not connected")
         self._next_health_ns = 0
-        self._latency = _Latency()
+        self._latency = CommandLatency()
         self._pending_latency: list[int] = []
         self._loop: RateLoop | None = None
         self._thread: threading.Thread | None = None
@@ -230,6 +142,8 @@ class DriverCore:
         self._cycle_failed = False
         self.errors = 0
         self._last_error = ""
+        #: Commands that arrived while the backend gave no sample (dropped), since the last sample.
+        self._dropped_without_sample = 0
 
     # ------------------------------------------------------------------ helpers
     def _log(self, level: str, text: str) -> None:
@@ -276,7 +190,7 @@ class DriverCore:
             raise RuntimeError("the loop is already running")
         self.backend.start()
         self._loop = RateLoop(rate, self._clock, priority)
-        self._sample_thread_priority = 1 if priority > 0 else 0
+        self._samples.thread_priority = 1 if priority > 0 else 0
         loop = self._loop
         self._thread = threading.Thread(target=self._run, args=(loop,), name="bb_robot-driver-loop", daemon=True)
         self.active = True
@@ -295,7 +209,7 @@ class DriverCore:
         it; the sample listener (:meth:`watch_samples`) is dropped."""
         with self._lock:
             self.active = False
-            self._inbox.append(("hold_all", "the driver was deactivated"))
+            self._inbox.append(HoldAll("the driver was deactivated"))
         thread = self._thread
         if thread is None:
             return
@@ -328,7 +242,7 @@ class DriverCore:
         with self._lock:
             self._check_accepting()
             self._last_command_ns = command.received_ns
-            self._inbox.append(("command", command))
+            self._inbox.append(SubmitCommand(command))
             immediate = self.settings.immediate_commands
         if immediate and self.running:
             self._dispatch()
@@ -398,13 +312,13 @@ class DriverCore:
         with self._lock:
             self._check_accepting()
             self._last_command_ns = self._clock()
-            self._inbox.append(("execute", execution))
+            self._inbox.append(ExecuteTrajectory(execution))
         return execution
 
     def cancel(self, execution: Execution, reason: str = "canceled") -> None:
         """Stop ``execution`` (the joints hold) and end it as canceled."""
         with self._lock:
-            self._inbox.append(("cancel", (execution, reason)))
+            self._inbox.append(CancelExecution(execution, reason))
             if not self.running:
                 execution.finish(Outcome("canceled", SUCCESSFUL, reason))
 
@@ -431,13 +345,14 @@ class DriverCore:
             raise ValueError("the limits are for other joints")
         with self._lock:
             self.limits = limits
-            self._inbox.append(("limits", limits))
+            self._inbox.append(SetLimits(limits))
         if not self.running:
             self._apply_limits(limits)
 
-    def set_robot(self, robot: Any) -> None:
+    def set_robot(self, robot: Robot) -> None:
+        """The model's bound parameters changed (given to the backend at the next cycle)."""
         with self._lock:
-            self._inbox.append(("robot", robot))
+            self._inbox.append(SetRobot(robot))
         if not self.running:
             self.backend.set_robot(robot)
 
@@ -447,7 +362,7 @@ class DriverCore:
 
     def hold_all(self, reason: str) -> None:
         with self._lock:
-            self._inbox.append(("hold_all", reason))
+            self._inbox.append(HoldAll(reason))
 
     # ------------------------------------------------------------ one cycle
     def step(self, info: CycleInfo) -> None:
@@ -483,19 +398,12 @@ class DriverCore:
             armed = self.arming.armed
             settings = self.settings
             last_command = self._last_command_ns
-        if sample is not None:
-            for kind, item in items:
-                self._apply(kind, item, sample, now)
-        else:
-            for kind, item in items:
-                if kind == "execute":
-                    item.finish(Outcome("aborted", INVALID_GOAL, "the backend gave no joint state"))
-                elif kind == "cancel":
-                    item[0].finish(Outcome("canceled", SUCCESSFUL, item[1]))
-                elif kind == "limits":
-                    self._apply_limits(item)
-                elif kind == "robot":
-                    self.backend.set_robot(item)
+        if sample is not None and self._dropped_without_sample:
+            dropped = self._dropped_without_sample
+            self._log("info", f"the backend gives joint states again ({dropped} command(s) dropped meanwhile)")
+            self._dropped_without_sample = 0
+        for message in items:
+            self._apply(message, sample, now)
         if armed != self._was_armed and (sample is not None or armed):
             self._on_arming_changed(armed, sample, now)
         return settings, last_command
@@ -547,29 +455,52 @@ class DriverCore:
                 self._log("error", f"driver in error: backend '{self.backend.name}' reports: {health.message}")
 
     # -------------------------------------------------------------- the inbox
-    def _apply(self, kind: str, item: Any, sample: JointSample, now: int) -> None:
-        if kind == "command":
-            self._apply_command(item, sample, now)
-        elif kind == "execute":
-            self._start_execution(item, sample, now)
-        elif kind == "cancel":
-            execution, reason = item
-            if execution is self._execution:
-                self._end_execution(Outcome("canceled", SUCCESSFUL, reason), sample, now, hold_final=False)
-            else:
-                execution.finish(Outcome("canceled", SUCCESSFUL, reason))
-        elif kind == "hold_all":
-            if self._execution is not None:
-                self._end_execution(Outcome("aborted", INVALID_GOAL, item), sample, now, hold_final=False)
-            self._hold_joints(np.arange(len(self.names)), sample)
-        elif kind == "limits":
-            self._apply_limits(item)
-        elif kind == "robot":
-            self.backend.set_robot(item)
+    def _apply(self, message: InboxMessage, sample: JointSample | None, now: int) -> None:
+        """Handle one inbox message, with this cycle's sample or without one (the backend's read failed).
+
+        Without a sample: a command is dropped (its joints keep what they did; said once per
+        stretch without samples), a trajectory is aborted (its outcome says why), a cancellation
+        or a hold holds the joints where they are next reported; limits and the model are applied.
+        """
+        match message:
+            case SubmitCommand(command=command):
+                if sample is None:
+                    self._dropped_without_sample += 1
+                    if self._dropped_without_sample == 1:
+                        self._log(
+                            "warning",
+                            f"a command on {command.source} arrived while the backend gives no joint state: dropped "
+                            "(so are the next ones until it does)",
+                        )
+                    return
+                self._apply_command(command, sample, now)
+            case ExecuteTrajectory(execution=execution):
+                if sample is None:
+                    self._log("warning", f"trajectory from {execution.source} aborted: the backend gave no joint state")
+                    execution.finish(Outcome("aborted", INVALID_GOAL, "the backend gave no joint state"))
+                    return
+                self._start_execution(execution, sample, now)
+            case CancelExecution(execution=execution, reason=reason):
+                if execution is self._execution:
+                    self._end_execution(Outcome("canceled", SUCCESSFUL, reason), sample, now, hold_final=False)
+                else:
+                    execution.finish(Outcome("canceled", SUCCESSFUL, reason))
+            case HoldAll(reason=reason):
+                if self._execution is not None:
+                    self._end_execution(Outcome("aborted", INVALID_GOAL, reason), sample, now, hold_final=False)
+                self._setpoints.hold_joints(np.arange(len(self.names)), sample)
+                if sample is None:
+                    self._log("info", f"{reason}: every joint holds where the backend next reports it")
+            case SetLimits(limits=limits):
+                self._apply_limits(limits)
+            case SetRobot(robot=robot):
+                self.backend.set_robot(robot)
+            case _:
+                assert_never(message)
 
     def _apply_limits(self, limits: JointLimitTable) -> None:
         self.limits = limits
-        self._lower, self._upper = limits.command_lower, limits.command_upper
+        self._setpoints.use_limits(limits)
         try:
             self.backend.set_limits(limits)
         except Exception as error:  # noqa: BLE001
@@ -579,7 +510,7 @@ class DriverCore:
         if not self.arming.armed:
             return  # disarmed after it was queued: dropped (the joints hold)
         execution = self._execution
-        if execution is not None and self._mode_masks().traj[command.indices].any():
+        if execution is not None and self._setpoints.masks().traj[command.indices].any():
             self._end_execution(
                 Outcome(
                     "aborted", INVALID_GOAL, f"preempted by a {MODE_NAMES[command.mode]} command on {command.source}"
@@ -588,8 +519,8 @@ class DriverCore:
                 now,
                 hold_final=False,
             )
-        self._set_modes(command.indices, int(command.mode))
-        self._targets[command.indices] = command.values
+        self._setpoints.set_modes(command.indices, int(command.mode))
+        self._setpoints.targets[command.indices] = command.values
         self._watchdog_tripped = False
         self._pending_latency.append(command.received_ns)
 
@@ -606,7 +537,7 @@ class DriverCore:
                 hold_final=False,
             )
         indices = execution.trajectory.indices
-        self._set_modes(indices, TRAJECTORY)
+        self._setpoints.set_modes(indices, TRAJECTORY)
         self._execution = execution
         execution.started = True
         self._watchdog_tripped = False
@@ -616,33 +547,20 @@ class DriverCore:
             except Exception as error:  # noqa: BLE001
                 self._log("warning", f"backend '{self.backend.name}' refused the trajectory: {error!r}")
 
-    def _end_execution(self, outcome: Outcome, sample: JointSample, now: int, *, hold_final: bool) -> None:
+    def _end_execution(self, outcome: Outcome, sample: JointSample | None, now: int, *, hold_final: bool) -> None:
         execution = self._execution
         if execution is None:
             return
         self._execution = None
         indices = execution.trajectory.indices
-        mine = indices[self._modes[indices] == TRAJECTORY]
+        setpoints = self._setpoints
+        mine = indices[setpoints.modes[indices] == TRAJECTORY]
         if hold_final:
-            final = execution.trajectory.final_positions
-            self._set_modes(indices, int(CommandMode.HOLD))
-            self._hold[indices] = final
+            setpoints.set_modes(indices, int(CommandMode.HOLD))
+            setpoints.hold[indices] = execution.trajectory.final_positions
         else:
-            self._hold_joints(mine, sample)
+            setpoints.hold_joints(mine, sample)
         execution.finish(outcome)
-
-    def _hold_joints(self, indices: npt.NDArray[np.intp], sample: JointSample) -> None:
-        """Hold ``indices`` where they stop when braking from their current velocity."""
-        if not len(indices):
-            return
-        position = sample.positions[indices]
-        velocity = np.nan_to_num(sample.velocities[indices])
-        accel = self.limits.acceleration[indices]
-        with np.errstate(invalid="ignore", divide="ignore"):
-            distance = np.where(np.isfinite(accel), velocity * np.abs(velocity) / (2.0 * accel), 0.0)
-        target = np.where(np.isfinite(position), position + distance, self._hold[indices])
-        self._hold[indices] = np.clip(target, self._lower[indices], self._upper[indices])
-        self._set_modes(indices, int(CommandMode.HOLD))
 
     def _on_arming_changed(self, armed: bool, sample: JointSample | None, now: int) -> None:
         self._was_armed = armed
@@ -654,7 +572,7 @@ class DriverCore:
                     now,
                     hold_final=False,
                 )
-            self._hold_joints(np.arange(len(self.names)), sample)
+            self._setpoints.hold_joints(np.arange(len(self.names)), sample)
         try:
             self.backend.set_armed(armed)
         except Exception as error:  # noqa: BLE001
@@ -664,7 +582,7 @@ class DriverCore:
         timeout = settings.command_timeout
         if timeout <= 0 or self._watchdog_tripped or self._execution is not None:
             return
-        masks = self._mode_masks()
+        masks = self._setpoints.masks()
         commanded = masks.pos | masks.vel | masks.eff
         if not commanded.any():
             return
@@ -680,90 +598,13 @@ class DriverCore:
             self._log("warning", f"watchdog: {what}: disarming")
             self._on_arming_changed(False, sample, now)
         else:
-            self._hold_joints(np.flatnonzero(commanded), sample)
+            self._setpoints.hold_joints(np.flatnonzero(commanded), sample)
             self._log("warning" if moving[commanded].any() else "debug", f"watchdog: {what}: holding position")
 
     # ---------------------------------------------------------- the command
-    def _set_modes(self, indices: npt.NDArray[np.intp], mode: int) -> None:
-        if (self._modes[indices] != mode).any():
-            self._modes[indices] = mode
-            self._masks = None
-
-    def _mode_masks(self) -> _Masks:
-        masks = self._masks
-        if masks is None:
-            masks = self._masks = _Masks(self._modes)
-        return masks
-
     def _command(self, sample: JointSample, now: int) -> BackendCommand:
-        n = len(self.names)
-        limits = self.limits
-        masks = self._mode_masks()
-        if masks.any_hold:
-            # A joint whose position was never reported keeps no hold target (NaN reaches the
-            # backend, which sends nothing for it) until its position is known: holding it at 0
-            # would move it there once it reports (a simulator started after the driver).
-            unset = masks.hold & np.isnan(self._hold) & np.isfinite(sample.positions)
-            if unset.any():
-                self._hold[unset] = np.clip(sample.positions[unset], self._lower[unset], self._upper[unset])
-        position = np.where(masks.hold, self._hold, self._targets)
-        velocity = np.zeros(n)
-        acceleration = np.zeros(n)
-        effort = np.full(n, np.nan)
-        if masks.any_vel:
-            vel = masks.vel
-            velocity[vel] = self._stoppable(
-                self._targets[vel], sample.positions[vel], np.nan_to_num(sample.velocities[vel]), np.flatnonzero(vel)
-            )
-        if masks.any_eff:
-            effort[masks.eff] = np.clip(self._targets[masks.eff], -limits.effort[masks.eff], limits.effort[masks.eff])
-        execution = self._execution
-        if masks.any_traj and execution is not None:
-            p, v, a = execution.trajectory.sample(now)
-            indices = execution.trajectory.indices
-            position[indices] = p
-            velocity[indices] = v
-            acceleration[indices] = a
-            execution.feedback = Feedback(
-                now,
-                (p, v, a),
-                (sample.positions[indices], np.nan_to_num(sample.velocities[indices])),
-                execution.trajectory.point_index(now),
-            )
-        # The last guard: nothing outside the limits reaches the backend.
-        clipped = np.minimum(np.maximum(position, self._lower), self._upper)
-        at_limit = (clipped != position) & masks.position_like
-        position = np.where(masks.position_like, clipped, np.nan)
-        velocity = np.minimum(np.maximum(velocity, -limits.velocity), limits.velocity)
-        if at_limit.any():
-            velocity[at_limit] = 0.0
-            acceleration[at_limit] = 0.0
-        return BackendCommand(masks.backend_modes, position, velocity, acceleration, effort)
-
-    def _stoppable(
-        self, velocity: FloatArray, position: FloatArray, current: FloatArray, indices: npt.NDArray[np.intp]
-    ) -> FloatArray:
-        """Velocities slowed so that each joint can stop inside its command range, braking at its
-        acceleration limit in steps of one loop period.
-
-        The distance left is shortened by what the joint covers in one period at its current
-        velocity: a late cycle (the command applies for longer than a period) does not carry it
-        past the limit.  A stopped joint may then creep the rest of the way.
-        """
-        accel = self.limits.acceleration[indices]
-        finite = np.isfinite(accel)
         period = self._loop.period_ns * 1e-9 if self._loop is not None else 0.002
-        reach = np.abs(current) * period
-        distances = np.concatenate(
-            (
-                np.maximum(self._upper[indices] - position - reach, 0.0),
-                np.maximum(position - self._lower[indices] - reach, 0.0),
-            )
-        )
-        safe = np.where(finite, accel, 1.0)
-        speeds = braking_speeds(distances, np.concatenate((safe, safe)), np.concatenate((finite, finite)), period)
-        n = len(indices)
-        return np.minimum(np.maximum(velocity, -speeds[n:]), speeds[:n])
+        return self._setpoints.command(sample, now, self._execution, period)
 
     # ------------------------------------------------------------------ goals
     def _check_goal(self, execution: Execution, sample: JointSample, now: int) -> None:
@@ -793,7 +634,7 @@ class DriverCore:
     def _publish(
         self, sample: JointSample | None, now: int, settings: CoreSettings, command: BackendCommand | None
     ) -> None:
-        all_seen, stale = self._freshness(sample, now, settings.stale_timeout)
+        all_seen, stale = freshness(self.names, sample, now, settings.stale_timeout)
         self._snapshot = Snapshot(
             cycle=self._cycle,
             now_ns=now,
@@ -802,30 +643,10 @@ class DriverCore:
             stale=stale,
             arm_state=self.arming.state,
             arm_reason=self.arming.reason,
-            modes=self._mode_masks().labels,
+            modes=self._setpoints.masks().labels,
             desired=command.position if command is not None else None,
         )
-        listener = self._listener
-        if listener is not None and self._listener_in_loop and sample is not None:
-            self._notify(listener, sample, all_seen, stale)
-
-    def _freshness(self, sample: JointSample | None, now: int, stale_timeout: float) -> tuple[bool, tuple[str, ...]]:
-        """Whether every joint of ``sample`` was ever reported, and the names of the stale ones."""
-        if sample is None:
-            return False, ()
-        seen = sample.stamps > 0
-        stale: tuple[str, ...] = ()
-        if stale_timeout > 0:
-            old = seen & ((now - sample.stamps) > int(stale_timeout * 1e9))
-            if old.any():
-                stale = tuple(self.names[i] for i in np.flatnonzero(old))
-        return bool(seen.all()), stale
-
-    def _notify(self, listener: SampleListener, sample: JointSample, all_seen: bool, stale: tuple[str, ...]) -> None:
-        try:
-            listener(sample, all_seen, stale)
-        except Exception as error:  # noqa: BLE001 - a listener never stops the loop nor the backend
-            self._log("warning", f"the joint-state listener failed: {error!r}")
+        self._samples.after_cycle(sample, all_seen, stale)
 
     # ------------------------------------------------------------ sample watching
     def watch_samples(self, listener: SampleListener | None) -> None:
@@ -835,27 +656,12 @@ class DriverCore:
         (:meth:`Backend.watch_samples`), else from the loop thread at the end of each cycle.
         The listener must be quick and must not raise (what it raises is logged).
         """
-        self._listener = listener
-        offered = self.backend.watch_samples(self._forward_sample if listener is not None else None)
-        self._listener_in_loop = listener is not None and not offered
+        self._samples.watch(listener)
 
     @property
     def samples_from_backend(self) -> bool:
         """Whether the listener is called by the backend as samples arrive (not after each cycle)."""
-        return self._listener is not None and not self._listener_in_loop
-
-    def _forward_sample(self, sample: JointSample) -> None:
-        listener = self._listener
-        if listener is None:
-            return
-        if self._sample_thread_priority and threading.get_ident() not in self._sample_threads:
-            # Like the executor thread: a thread publishing samples while the loop runs real-time
-            # gets the lowest real-time priority, so that ordinary processes do not preempt it while
-            # it holds the interpreter lock (it still yields to the loop).
-            self._sample_threads.add(threading.get_ident())
-            request_realtime(self._sample_thread_priority)
-        all_seen, stale = self._freshness(sample, self._clock(), self.settings.stale_timeout)
-        self._notify(listener, sample, all_seen, stale)
+        return self._samples.from_backend
 
     # ---------------------------------------------------------------- tests
     def run_cycles(self, count: int, period_ns: int, start_ns: int | None = None) -> int:
@@ -867,7 +673,7 @@ class DriverCore:
         return now
 
 
-def replace_settings(settings: CoreSettings, **changes: Any) -> CoreSettings:
+def replace_settings(settings: CoreSettings, **changes: Any) -> CoreSettings:  # noqa: ANN401 - any field's type
     """``settings`` with ``changes`` (``trajectory_<field>`` keys change the trajectory options)."""
     trajectory = {k[len("trajectory_") :]: v for k, v in changes.items() if k.startswith("trajectory_")}
     plain = {k: v for k, v in changes.items() if not k.startswith("trajectory_")}

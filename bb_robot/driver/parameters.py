@@ -23,34 +23,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
 
-ParameterValue = str | float | int | bool | list[str] | list[float]
-
-
-@dataclass(frozen=True)
-class ParameterSpec:
-    """One parameter: name, default, description, ROS type and when changes apply.
-
-    ``type``: ``"string"``, ``"double"``, ``"integer"``, ``"bool"``, ``"string_array"`` or
-    ``"double_array"``.  ``when``: ``"live"`` (any time), ``"configure"`` / ``"activate"``
-    (changes refused while the node is configured / active), or ``"start"`` (read-only).
-    ``choices`` lists the allowed values of a string; ``range`` the inclusive range of a number.
-    """
-
-    name: str
-    default: Any
-    description: str
-    type: str = "string"
-    when: str = "live"
-    choices: tuple[str, ...] = ()
-    range: tuple[float, float] | None = None
-
-    @property
-    def read_only(self) -> bool:
-        return self.when == "start"
-
+from bb_robot.common.parameters import ParameterSpec
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(

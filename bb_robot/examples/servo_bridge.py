@@ -150,24 +150,16 @@ def _make_node() -> Any:
     from rcl_interfaces.msg import ParameterDescriptor
     from rclpy.node import Node
     from rclpy.parameter import Parameter
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
 
-    latched = QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.RELIABLE,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    )
+    from bb_robot.ros.qos import LATCHED_QOS, LATEST_BEST_EFFORT_QOS
+
+    # The index: reliable, transient local (latched), depth 1.
+    latched = LATCHED_QOS
     # Commands: the driver publishes reliably; best effort here takes them as well, the latest counts.
-    # Feedback: best effort, the latest value only (the driver subscribes best effort).
-    latest = QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.BEST_EFFORT,
-        durability=DurabilityPolicy.VOLATILE,
-    )
+    # Feedback: best effort, the latest value only (the driver subscribes best effort): depth 1, volatile.
+    latest = LATEST_BEST_EFFORT_QOS
 
     class ServoBridge(Node):
         def __init__(self) -> None:

@@ -15,24 +15,32 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType, SetParametersResult
+from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
 from rclpy.event_handler import PublisherEventCallbacks
 from rclpy.node import Node
 from rclpy.parameter import Parameter
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
-from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS, default_model_dirs
+from bb_robot.common.parameters import initial_value
+from bb_robot.common.throttle import WarningThrottle
+from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS
 from bb_robot.description.sources import LoadedModel, load_description_text, load_model
-from bb_robot.description.throttle import WarningThrottle
 from bb_robot.description.timing import process_age
 from bb_robot.errors import BbRobotError
 from bb_robot.nodes.spin import spin_node
+from bb_robot.ros.parameters import descriptor
+from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, TF_QOS
 
 if TYPE_CHECKING:
-    from bb_robot.description.core import JointStateTf, PreparedModel
+    from geometry_msgs.msg import TransformStamped
+    from rclpy.subscription import Subscription
+    from rclpy.timer import Timer
+    from sensor_msgs.msg import JointState
+
+    from bb_robot.description.core import IntArray, JointStateTf, PreparedModel
+    from bb_robot.description.manipulator import TipPose
     from bb_robot.description.tf_wire import TfWire, Transform
 
 # Imported after the first robot_description publication (they bring numpy and the message
@@ -44,50 +52,16 @@ DRAIN_LIMIT = 100
 #: Seconds between checks for ~/tip_pose subscribers (the pose is computed only when there are some).
 TIP_LISTENER_CHECK = 1.0
 
-#: ``robot_description``, ``/tf_static`` and ``~/serial_manipulator``: latched.
-LATCHED_QOS = QoSProfile(
-    depth=1,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
-#: ``/tf``: what tf2 listeners request.
-TF_QOS = QoSProfile(
-    depth=100,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+# QoS (bb_robot.ros.qos): ``robot_description``, ``/tf_static`` and ``~/serial_manipulator`` LATCHED_QOS,
+# ``/tf`` TF_QOS (what tf2 listeners request).
 #: Joint-state subscriptions (overridable with the ``qos_overrides.<topic>.subscription.*`` parameters).
 JOINT_STATE_QOS = TF_QOS
 #: ``~/tip_pose``.
-TIP_POSE_QOS = QoSProfile(
-    depth=10,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
-
-_TYPES = {
-    "string": ParameterType.PARAMETER_STRING,
-    "double": ParameterType.PARAMETER_DOUBLE,
-    "bool": ParameterType.PARAMETER_BOOL,
-    "string_array": ParameterType.PARAMETER_STRING_ARRAY,
-}
+TIP_POSE_QOS = DEFAULT_QOS
 
 
-class StartupError(Exception):
+class StartupError(BbRobotError):
     """The node cannot start (its message says why)."""
-
-
-def _descriptor(name: str) -> ParameterDescriptor:
-    spec = next(item for item in PARAMETERS if item.name == name)
-    descriptor = ParameterDescriptor(
-        name=name, type=_TYPES[spec.type], description=spec.description, read_only=spec.read_only
-    )
-    if spec.range is not None:
-        descriptor.floating_point_range = [FloatingPointRange(from_value=spec.range[0], to_value=spec.range[1])]
-    return descriptor
 
 
 class DescriptionNode(Node):
@@ -100,9 +74,7 @@ class DescriptionNode(Node):
         """
         super().__init__(NODE_NAME, **kwargs)
         for spec in PARAMETERS:
-            default = spec.default if spec.default is not None else default_model_dirs()
-            value = list(default) if isinstance(default, tuple) else default
-            self.declare_parameter(spec.name, value, _descriptor(spec.name))
+            self.declare_parameter(spec.name, initial_value(spec), descriptor(spec))
         self._model_dirs: tuple[str, ...] = tuple(self.get_parameter("model_dirs").value or ())
         self._frame_prefix: str = self.get_parameter("frame_prefix").value
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
@@ -155,14 +127,14 @@ class DescriptionNode(Node):
         self._active: str | None = None
         self._pending: tuple[str | None, PreparedModel] | None = None
         self._wires: dict[bytes, TfWire | None] = {}
-        self._last_edges: Any = None
+        self._last_edges: IntArray | None = None
         self._last_wire: TfWire | None = None
         self._tip_checked = -float("inf")
         self._tip_listeners = 0
         self._last_publish = -float("inf")
         self._pending_stamp: int | None = None
         self._pending_updated: set[int] = set()
-        self._timer: Any = None
+        self._timer: Timer | None = None
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
 
         if loaded is None:
@@ -182,7 +154,7 @@ class DescriptionNode(Node):
         self._topics = tuple(self.get_parameter("source_list").value or ())
         self._JointState = JointState
         self._drain = True
-        self._subscriptions_js: dict[str, Any] = {}
+        self._subscriptions_js: dict[str, Subscription] = {}
         for topic in self._topics:
             self._subscriptions_js[topic] = self.create_subscription(
                 JointState,
@@ -310,7 +282,7 @@ class DescriptionNode(Node):
             self._timer = self.create_timer(1.0 / self._frequency, self._on_timer, clock=self._steady)
 
     # ------------------------------------------------------------ joint states
-    def _on_joint_states(self, msg: Any, topic: str) -> None:
+    def _on_joint_states(self, msg: JointState, topic: str) -> None:
         """Handle the message the executor took, then the ones already waiting behind it.
 
         One round through rclpy's executor costs about 200 µs of Python per message, seven times
@@ -337,7 +309,7 @@ class DescriptionNode(Node):
             self._drain = False
             self.get_logger().warning(f"taking queued joint states directly failed ({error!r}); not doing it again")
 
-    def _on_joint_state(self, msg: Any, topic: str) -> None:
+    def _on_joint_state(self, msg: JointState, topic: str) -> None:
         state = self._state
         if state is None:
             return
@@ -380,7 +352,7 @@ class DescriptionNode(Node):
         if stamp is not None:
             self._publish_tf(state, stamp, updated)
 
-    def _publish_tf(self, state: JointStateTf, stamp: int, updated: Any) -> None:
+    def _publish_tf(self, state: JointStateTf, stamp: int, updated: IntArray) -> None:
         publication = state.publication(stamp, updated)
         if publication is None:
             return
@@ -410,7 +382,7 @@ class DescriptionNode(Node):
         if self._tip_listeners and tip.ready(state.seen):
             self._publish_tip(tip, state, sec, nanosec)
 
-    def _publish_tip(self, tip: Any, state: JointStateTf, sec: int, nanosec: int) -> None:
+    def _publish_tip(self, tip: TipPose, state: JointStateTf, sec: int, nanosec: int) -> None:
         (x, y, z), (qx, qy, qz, qw) = tip.pose(state.values)
         pose = self._PoseStamped()
         pose.header.frame_id = self._frame_prefix + tip.base_link
@@ -421,11 +393,11 @@ class DescriptionNode(Node):
         orientation.x, orientation.y, orientation.z, orientation.w = qx, qy, qz, qw
         self._tip_pub.publish(pose)
 
-    def _frames(self, state: JointStateTf, edges: Any) -> list[tuple[str, str]]:
+    def _frames(self, state: JointStateTf, edges: IntArray) -> list[tuple[str, str]]:
         plan, prefix = state.plan, self._frame_prefix
         return [(prefix + plan.movable_parents[i], prefix + plan.movable_children[i]) for i in edges.tolist()]
 
-    def _wire(self, state: JointStateTf, edges: Any) -> TfWire | None:
+    def _wire(self, state: JointStateTf, edges: IntArray) -> TfWire | None:
         if edges is self._last_edges:  # the usual case: the same array of every seen edge
             return self._last_wire
         key = edges.tobytes()
@@ -450,7 +422,7 @@ class DescriptionNode(Node):
         self._wires.clear()
         self._last_edges, self._last_wire = None, None
 
-    def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> Any:
+    def _transform(self, parent: str, child: str, sec: int, nanosec: int, values: Sequence[float]) -> TransformStamped:
         t = self._TransformStamped()
         t.header.frame_id = parent
         t.child_frame_id = child

@@ -98,13 +98,14 @@ def make_rig(
     armed: bool = True,
     acceleration: bool = True,
     initial: list[float] | None = None,
+    backend_class: type[SimBackend] = SimBackend,
 ) -> Rig:
     clock = Clock()
     limits = arm_limits(acceleration)
     context = BackendContext(
         arm_robot(), JOINTS, limits, 500.0, logging.getLogger("test"), {"initial_positions": initial or []}, clock=clock
     )
-    backend = SimBackend(context)
+    backend = backend_class(context)
     backend.connect(1.0)
     logs: list[tuple[str, str]] = []
     core = DriverCore(

@@ -44,3 +44,25 @@ def test_sim_declares_its_parameters() -> None:
     names = [spec.name for spec in SimBackend.parameters()]
     assert names == ["initial_positions", "max_step", "max_gap"]
     assert all(spec.description for spec in SimBackend.parameters())
+
+
+def test_options_fall_back_to_the_parameter_defaults_and_say_what_is_wrong() -> None:
+    import logging
+
+    from driver_rig import JOINTS, arm_limits, arm_robot
+
+    from bb_robot.driver.backends.base import BackendContext
+
+    def sim(**options: object) -> SimBackend:
+        context = BackendContext(arm_robot(), JOINTS, arm_limits(), 500.0, logging.getLogger("t"), options)  # type: ignore[arg-type]
+        return SimBackend(context)
+
+    defaults = {spec.name: spec.default for spec in SimBackend.parameters()}
+    backend = sim()
+    assert backend.max_step == defaults["max_step"] and backend.max_gap == defaults["max_gap"]
+    assert backend.option("not_a_parameter") is None and backend.text_option("not_a_parameter") == ""
+    assert sim(max_step=0.001, initial_positions=[0.1, 0.2, 0.3]).numbers_option("initial_positions") == [0.1, 0.2, 0.3]
+    with pytest.raises(BackendError, match="sim.max_step must be a number, not 'fast'"):
+        sim(max_step="fast")
+    with pytest.raises(BackendError, match="sim.initial_positions must be numbers"):
+        sim(initial_positions=["a"])

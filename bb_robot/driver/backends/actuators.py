@@ -26,21 +26,24 @@ actuator, through simple transmissions (the contract for servo bridges: ``docs/n
   ``error``: commands refused and joints held until ``~/reset`` succeeds, once it reports again);
   so is a second publisher on an actuator's command topic and a command topic nobody subscribes
   to (a timer on the node checks the ROS graph every ``actuators.graph_check_period`` seconds).
+
+The backend imports no ROS: its topics, parameters and graph checks go through the driver
+node's :class:`~bb_robot.driver.backends.host.BackendHost` (QoS: :mod:`bb_robot.ros.qos`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import math
 import threading
-import uuid
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 import numpy as np
 
-from bb_robot.description.throttle import WarningThrottle
+from bb_robot.common.parameters import ParameterValue, configure_parameter
+from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.actuator_topics import (
     DEFAULT_ACTUATOR_NAME,
     INDEX_TOPIC,
@@ -67,54 +70,26 @@ from bb_robot.driver.backends.base import (
     JointSample,
     ParameterSpec,
 )
+from bb_robot.driver.backends.host import (
+    ActuatorCommand,
+    BackendHost,
+    JointCommandOutput,
+    JointStateLike,
+    Port,
+    TextOutput,
+)
+from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands import HOLD_MODE as _HOLD
 from bb_robot.driver.commands import MODE_NAMES, CommandMode
+from bb_robot.driver.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.limits import JointLimitTable
 from bb_robot.model.robot import Robot
 
-_HOLD, _POSITION, _VELOCITY, _EFFORT = (
-    int(m) for m in (CommandMode.HOLD, CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)
-)
 _MODES_BY_NAME = {MODE_NAMES[m]: m for m in (CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)}
 #: The per-joint configuration parameters: ``actuators.joints.<joint>.<field>``.
 JOINT_FIELDS = ("actuator", "reduction", "offset", "reversed")
-
-
-def command_qos() -> Any:
-    """Actuator command topics: reliable, volatile, keep last 1 (a bridge may subscribe best effort)."""
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
-    return QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.RELIABLE,
-        durability=DurabilityPolicy.VOLATILE,
-    )
-
-
-def state_qos() -> Any:
-    """Actuator feedback as the driver subscribes: best effort (matches reliable and best-effort
-    publishers), volatile, keep last 1 (only the latest value counts)."""
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
-    return QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.BEST_EFFORT,
-        durability=DurabilityPolicy.VOLATILE,
-    )
-
-
-def index_qos() -> Any:
-    """The ``<ns>/actuators`` index: reliable, transient local (latched), keep last 1."""
-    from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
-
-    return QoSProfile(
-        depth=1,
-        history=HistoryPolicy.KEEP_LAST,
-        reliability=ReliabilityPolicy.RELIABLE,
-        durability=DurabilityPolicy.TRANSIENT_LOCAL,
-    )
 
 
 class ActuatorsBackend(Backend):
@@ -126,97 +101,88 @@ class ActuatorsBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            ParameterSpec(
+            configure_parameter(
                 "actuator_topic_style",
                 "path",
                 "Names of the actuator topics: 'path' (<ns>/actuator/<the actuator's path: root link, joints and "
                 "links down to its joint, its name>) or 'joint' (<ns>/actuator/<joint>/<actuator>, for deep trees "
                 "whose paths exceed ROS's 247-character limit).",
-                when="configure",
                 choices=TOPIC_STYLES,
             ),
-            ParameterSpec(
+            configure_parameter(
                 "feedback_timeout",
                 0.25,
                 "An actuator whose latest feedback is older than this (seconds) is reported silent in /diagnostics.",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.001, 3600.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "disarm_on_feedback_timeout",
                 False,
                 "A silent actuator puts the driver in error (commands refused, joints held until ~/reset "
                 "succeeds once it reports again) instead of only a warning.",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "default_actuator_name",
                 DEFAULT_ACTUATOR_NAME,
                 "Name of the actuator of a joint that neither the model (<transmission>) nor "
                 "actuators.joints.<joint>.actuator names; '{joint}' is replaced by the joint's name.",
-                when="configure",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "wait_for_feedback",
                 True,
                 "Configure waits (up to connect_timeout) until every actuator has reported, and fails naming the "
                 "ones that did not. False: configure does not wait; an actuator gets no command until it has "
                 "reported, and joint_states wait for every actuator.",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "modes",
                 ["position", "velocity", "effort"],
                 "The command modes the servo bridges accept (position, velocity, effort); the driver rejects others.",
-                type="string_array",
-                when="configure",
+                "string_array",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "command_rate",
                 0.0,
                 "Commands per second sent to each actuator; 0: one per control cycle (the driver's rate).",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.0, 100000.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "graph_check_period",
                 1.0,
                 "Seconds between two checks of the ROS graph for a second publisher on an actuator's command topic "
                 "and for command topics without a subscriber.",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.05, 3600.0),
             ),
         )
 
     def __init__(self, context: BackendContext) -> None:
         super().__init__(context)
-        options = context.options
-        self.style = str(options.get("actuator_topic_style", "path"))
+        self.style = self.text_option("actuator_topic_style")
         if self.style not in TOPIC_STYLES:
             raise ActuatorConfigError(
                 f"actuators.actuator_topic_style must be one of {', '.join(TOPIC_STYLES)}, not {self.style!r}"
             )
-        self.feedback_timeout = float(options.get("feedback_timeout", 0.25))
-        self.disarm_on_timeout = bool(options.get("disarm_on_feedback_timeout", False))
-        self.default_name = str(options.get("default_actuator_name", DEFAULT_ACTUATOR_NAME)) or DEFAULT_ACTUATOR_NAME
-        modes = list(options.get("modes", ["position", "velocity", "effort"]) or [])
+        self.feedback_timeout = self.number_option("feedback_timeout")
+        self.disarm_on_timeout = self.flag_option("disarm_on_feedback_timeout")
+        self.default_name = self.text_option("default_actuator_name") or DEFAULT_ACTUATOR_NAME
+        modes = self.list_option("modes")
         unknown = [m for m in modes if m not in _MODES_BY_NAME]
         if unknown or not modes:
             raise ActuatorConfigError(
                 f"actuators.modes: {unknown or 'none'} (allowed: {', '.join(_MODES_BY_NAME)}, at least one)"
             )
         self._modes = frozenset(_MODES_BY_NAME[m] for m in modes)
-        rate = float(options.get("command_rate", 0.0))
+        rate = self.number_option("command_rate")
         self._command_period_ns = int(1e9 / rate) if rate > 0 else 0
-        self.graph_check_period = float(options.get("graph_check_period", 1.0))
-        self.wait_for_feedback = bool(options.get("wait_for_feedback", True))
+        self.graph_check_period = self.number_option("graph_check_period")
+        self.wait_for_feedback = self.flag_option("wait_for_feedback")
         self._clock = context.clock
-        self._node: Any = context.ros_node
+        self._host: BackendHost | None = context.host
         n = len(self.joint_names)
         self.actuators: tuple[Actuator, ...] = ()
         self.topics: tuple[ActuatorTopics, ...] = ()
@@ -234,15 +200,12 @@ class ActuatorsBackend(Backend):
         self._last_command_ns = 0
         self._connected = False
         self._throttle = WarningThrottle(5.0)
-        self._publishers: list[Any] = []
-        self._messages: list[Any] = []
-        #: The mode each command message's arrays are shaped for (-1: none yet).
-        self._shapes: list[int] = []
-        self._subscriptions: list[Any] = []
-        self._index_pub: Any = None
-        self._graph_timer: Any = None
+        self._commands: JointCommandOutput | None = None
+        self._subscriptions: list[Port] = []
+        self._index_pub: TextOutput | None = None
+        self._graph_timer: Port | None = None
         self._declared: list[str] = []
-        self._param_callback: Any = None
+        self._param_guard: Port | None = None
         #: From the graph checks (the executor thread): command topic -> the other publishers' nodes.
         self.duplicates: dict[str, list[str]] = {}
         #: Command topics without any subscriber at the last graph check.
@@ -257,35 +220,29 @@ class ActuatorsBackend(Backend):
     def _parameter_prefix(self) -> str:
         return f"{self.name}.joints."
 
-    def _declare_joint_parameters(self) -> dict[str, TransmissionOverride]:
+    def _declare_joint_parameters(self, host: BackendHost) -> dict[str, TransmissionOverride]:
         """Declare ``actuators.joints.<joint>.*`` for every driven joint (defaults: the model's)
         and return what they say; overrides given for other joints are returned too, so that
         :func:`resolve_actuators` can say why they are wrong."""
-        from rcl_interfaces.msg import ParameterDescriptor
-
-        node = self._node
         prefix = self._parameter_prefix()
         result: dict[str, TransmissionOverride] = {}
         for joint in self.joint_names:
             base = model_transmission(self.robot, joint, self.default_name)
-            defaults = {
+            defaults: dict[str, ParameterValue] = {
                 "actuator": base.name,
                 "reduction": base.reduction,
                 "offset": base.offset,
                 "reversed": base.reversed,
             }
-            values: dict[str, Any] = {}
-            for field, default in defaults.items():
-                name = f"{prefix}{joint}.{field}"
-                descriptor = ParameterDescriptor(
-                    name=name,
-                    description=_JOINT_FIELD_DOCS[field].format(joint=joint),
-                    dynamic_typing=True,
+            specs = [
+                ParameterSpec(
+                    f"{prefix}{joint}.{field}", default, _JOINT_FIELD_DOCS[field].format(joint=joint), "dynamic"
                 )
-                if not node.has_parameter(name):
-                    node.declare_parameter(name, default, descriptor)
-                    self._declared.append(name)
-                values[field] = node.get_parameter(name).value
+                for field, default in defaults.items()
+            ]
+            self._declared += [spec.name for spec in specs if spec.name not in self._declared]
+            declared = host.declare_parameters(specs)
+            values = {field: declared[f"{prefix}{joint}.{field}"] for field in defaults}
             result[joint] = TransmissionOverride(
                 actuator=str(values["actuator"]) if values["actuator"] not in (None, "") else None,
                 reduction=_as_float(values["reduction"], f"{prefix}{joint}.reduction"),
@@ -293,56 +250,39 @@ class ActuatorsBackend(Backend):
                 reversed=bool(values["reversed"]),
             )
         # Overrides (parameter file, command line) for joints that get no parameters: an error.
-        overrides = getattr(node, "_parameter_overrides", {}) or {}
-        for key in overrides:
-            if key.startswith(prefix):
-                joint = key[len(prefix) :].rpartition(".")[0]
-                if joint and joint not in result:
-                    result[joint] = TransmissionOverride()
+        for key in host.parameter_overrides(prefix):
+            joint = key[len(prefix) :].rpartition(".")[0]
+            if joint and joint not in result:
+                result[joint] = TransmissionOverride()
         return result
 
-    def _on_set_parameters(self, parameters: Sequence[Any]) -> Any:
-        from rcl_interfaces.msg import SetParametersResult
-
-        for parameter in parameters:
-            if parameter.name.startswith(f"{self.name}.") and self._connected:
-                return SetParametersResult(
-                    successful=False, reason=f"{parameter.name} applies at configure: clean up first"
-                )
-        return SetParametersResult(successful=True)
+    def _refuse_change(self, name: str) -> str | None:
+        """The host's parameter guard: this backend's parameters apply at configure."""
+        if name.startswith(f"{self.name}.") and self._connected:
+            return f"{name} applies at configure: clean up first"
+        return None
 
     # ------------------------------------------------------------------ lifecycle
     def connect(self, timeout: float) -> None:
-        node = self._node
-        if node is None:
-            raise BackendError("the actuators backend needs the driver's ROS node (BackendContext.ros_node)")
-        from sensor_msgs.msg import JointState
-        from std_msgs.msg import String
-
+        host = self._host
+        if host is None:
+            raise BackendError("the actuators backend needs the driver node's host (BackendContext.host)")
         try:
-            overrides = self._declare_joint_parameters()
+            overrides = self._declare_joint_parameters(host)
             self.actuators = resolve_actuators(self.robot, self.joint_names, overrides, self.default_name)
-            namespace = node.get_namespace()
-            self.topics = actuator_topics(namespace, self.actuators, self.style)
+            self.topics = actuator_topics(host.namespace, self.actuators, self.style)
             self._transmissions = SimpleTransmissions.of(self.actuators)
-            self._index_pub = node.create_publisher(String, full_name(namespace, INDEX_TOPIC), index_qos())
+            self._index_pub = host.open_latched_text(full_name(host.namespace, INDEX_TOPIC))
             self._publish_index()
-            for i, (actuator, topics) in enumerate(zip(self.actuators, self.topics, strict=True)):
-                self._publishers.append(node.create_publisher(JointState, topics.command, command_qos()))
-                message = JointState()
-                message.name = [actuator.name]
-                self._messages.append(message)
-                self._shapes.append(-1)
-                self._subscriptions.append(
-                    node.create_subscription(JointState, topics.state, partial(self._on_feedback, i), state_qos())
-                )
+            self._commands = host.open_joint_commands(
+                [t.command for t in self.topics], [a.name for a in self.actuators]
+            )
+            for i, topics in enumerate(self.topics):
+                self._subscriptions.append(host.subscribe_joint_states(topics.state, partial(self._on_feedback, i)))
             if self.wait_for_feedback:
-                self._wait_for_feedback(timeout)
-            from rclpy.clock import Clock, ClockType
-
-            steady = Clock(clock_type=ClockType.STEADY_TIME)  # (not /clock under use_sim_time)
-            self._graph_timer = node.create_timer(self.graph_check_period, self.check_graph, clock=steady)
-            self._param_callback = node.add_on_set_parameters_callback(self._on_set_parameters)
+                self._wait_for_feedback(host, timeout)
+            self._graph_timer = host.every(self.graph_check_period, self.check_graph)
+            self._param_guard = host.guard_parameters(self._refuse_change)
         except BaseException:
             self.disconnect()
             raise
@@ -350,83 +290,48 @@ class ActuatorsBackend(Backend):
         self.logger.info(
             f"actuators: {len(self.actuators)} actuator(s), {self.style} topics "
             f"({', '.join(t.command for t in self.topics[:2])}{', ...' if len(self.topics) > 2 else ''}); "
-            f"index on {full_name(node.get_namespace(), INDEX_TOPIC)}"
+            f"index on {full_name(host.namespace, INDEX_TOPIC)}"
         )
 
-    def _wait_for_feedback(self, timeout: float) -> None:
-        """Until every actuator has reported or ``timeout``: the node's executor is busy running
-        configure, so a node of its own with its own executor takes the first messages."""
-        import rclpy
-        from rclpy.executors import SingleThreadedExecutor
-        from sensor_msgs.msg import JointState
+    def _missing(self) -> list[int]:
+        with self._lock:
+            return [int(i) for i in np.flatnonzero(self._fb_stamps == 0)]
 
-        node = self._node
-        waiter = rclpy.create_node(
-            f"_actuators_wait_{uuid.uuid4().hex[:8]}",
-            context=node.context,
-            start_parameter_services=False,
-            enable_rosout=False,
+    def _wait_for_feedback(self, host: BackendHost, timeout: float) -> None:
+        """Until every actuator has reported or ``timeout``."""
+        if host.wait_for(lambda: not self._missing(), timeout):
+            return
+        missing = self._missing()
+        names = [f"'{self.actuators[i].name}' on {self.topics[i].state}" for i in missing]
+        raise BackendError(
+            f"no feedback within {timeout:g} s (connect_timeout) from {len(missing)} of {len(self.actuators)} "
+            f"actuator(s): {'; '.join(names)} (start their servo bridges; the index is on "
+            f"{full_name(host.namespace, INDEX_TOPIC)})"
         )
-        executor = SingleThreadedExecutor(context=node.context)
-        try:
-            executor.add_node(waiter)
-            for i, topics in enumerate(self.topics):
-                waiter.create_subscription(JointState, topics.state, partial(self._on_feedback, i), state_qos())
-            deadline = self._clock() + int(timeout * 1e9)
-            while True:
-                with self._lock:
-                    missing = np.flatnonzero(self._fb_stamps == 0)
-                remaining = (deadline - self._clock()) * 1e-9
-                if not len(missing) or remaining <= 0:
-                    break
-                executor.spin_once(timeout_sec=min(0.05, remaining))
-        finally:
-            executor.remove_node(waiter)
-            waiter.destroy_node()
-            executor.shutdown()
-        if len(missing):
-            names = [f"'{self.actuators[i].name}' on {self.topics[i].state}" for i in missing]
-            raise BackendError(
-                f"no feedback within {timeout:g} s (connect_timeout) from {len(missing)} of {len(self.actuators)} "
-                f"actuator(s): {'; '.join(names)} (start their servo bridges; the index is on "
-                f"{full_name(node.get_namespace(), INDEX_TOPIC)})"
-            )
 
     def disconnect(self) -> None:
-        node = self._node
         self._connected = False
-        if node is None:
-            return
-        destroy = [
-            *((node.destroy_subscription, s) for s in self._subscriptions),
-            *((node.destroy_publisher, p) for p in self._publishers),
+        ports: list[Port | None] = [
+            *self._subscriptions,
+            self._commands,
+            self._index_pub,
+            self._graph_timer,
+            self._param_guard,
         ]
-        if self._index_pub is not None:
-            destroy.append((node.destroy_publisher, self._index_pub))
-        if self._graph_timer is not None:
-            destroy.append((node.destroy_timer, self._graph_timer))
-        if self._param_callback is not None:
-            destroy.append((node.remove_on_set_parameters_callback, self._param_callback))
-        for function, entity in destroy:
-            try:
-                function(entity)
-            except Exception:  # noqa: BLE001 - best effort while releasing
-                pass
-        self._subscriptions, self._publishers, self._messages, self._shapes = [], [], [], []
-        self._index_pub = self._graph_timer = self._param_callback = None
-        for name in self._declared:
-            try:
-                if node.has_parameter(name):
-                    node.undeclare_parameter(name)
-            except Exception:  # noqa: BLE001
-                pass
+        for port in ports:
+            if port is not None:
+                port.close()
+        self._subscriptions, self._commands = [], None
+        self._index_pub = self._graph_timer = self._param_guard = None
+        if self._host is not None:
+            self._host.undeclare_parameters(self._declared)
         self._declared = []
 
     def start(self) -> None:
         self._last_command_ns = 0
 
     # ------------------------------------------------------------------ feedback (executor thread)
-    def _on_feedback(self, index: int, msg: Any) -> None:
+    def _on_feedback(self, index: int, msg: JointStateLike) -> None:
         now = self._clock()
         problem = _feedback_problem(msg, self.actuators[index].name)
         if problem is not None:
@@ -474,55 +379,32 @@ class ActuatorsBackend(Backend):
         if period and self._last_command_ns and now_ns - self._last_command_ns < period:
             return
         self._last_command_ns = now_ns
-        if not self._node.context.ok():
-            return  # ROS is shutting down (SIGINT reached rclpy before the driver stopped its loop)
+        output = self._commands
+        if output is None:
+            return
         tx = self._transmissions
         with np.errstate(invalid="ignore"):
             positions = tx.actuator_position(command.position).tolist()
             velocities = tx.actuator_velocity(np.nan_to_num(command.velocity)).tolist()
             efforts = tx.actuator_effort(command.effort).tolist()
         seen = (self._fb_stamps > 0).tolist()
-        stamp = self._node.get_clock().now().to_msg()
-        shapes = self._shapes
         isfinite = math.isfinite
-        try:
-            for i, mode in enumerate(command.modes.tolist()):
-                msg = self._messages[i]
-                # The arrays keep their length while the mode does: then only their values change
-                # (assigning a list goes through the message's checks, a few times slower).
-                if mode == _POSITION or mode == _HOLD:
-                    value = positions[i]
-                    if shapes[i] != _POSITION:
-                        msg.position, msg.velocity, msg.effort = [value], [velocities[i]], []
-                        shapes[i] = _POSITION
-                    else:
-                        msg.position[0], msg.velocity[0] = value, velocities[i]
-                elif mode == _VELOCITY:
-                    value = velocities[i]
-                    if shapes[i] != _VELOCITY:
-                        msg.position, msg.velocity, msg.effort = [], [value], []
-                        shapes[i] = _VELOCITY
-                    else:
-                        msg.velocity[0] = value
-                elif mode == _EFFORT:
-                    value = efforts[i]
-                    if shapes[i] != _EFFORT:
-                        msg.position, msg.velocity, msg.effort = [], [], [value]
-                        shapes[i] = _EFFORT
-                    else:
-                        msg.effort[0] = value
-                else:
-                    value = math.nan
-                if not seen[i] or not isfinite(value):
-                    self.skipped_commands += 1
-                    continue
-                msg.header.stamp = stamp
-                self._publishers[i].publish(msg)
-                self.commands_sent += 1
-        except Exception:
-            if not self._node.context.ok():
-                return  # ROS shut down between the check above and a publish
-            raise
+        commands: list[ActuatorCommand] = []
+        for i, mode in enumerate(command.modes.tolist()):
+            if mode == _POSITION or mode == _HOLD:
+                value = positions[i]
+            elif mode == _VELOCITY:
+                value = velocities[i]
+            elif mode == _EFFORT:
+                value = efforts[i]
+            else:
+                value = math.nan
+            if not seen[i] or not isfinite(value):
+                self.skipped_commands += 1
+                continue
+            commands.append((i, mode, value, velocities[i]))
+        output.send(commands)
+        self.commands_sent += len(commands)
 
     def health(self) -> Health:
         if not self._connected:
@@ -612,7 +494,7 @@ class ActuatorsBackend(Backend):
                 self._publish_index()
 
     # ------------------------------------------------------------------ the index and the graph
-    def index(self) -> dict[str, Any]:
+    def index(self) -> dict[str, object]:
         """The document of ``<ns>/actuators``."""
         limits = self.limits
         per_actuator = []
@@ -627,49 +509,40 @@ class ActuatorsBackend(Backend):
                     float(limits.effort[j]),
                 )
             )
-        node = self._node
+        host = self._host
         return index_document(
             self.robot.name,
-            node.get_namespace() if node is not None else "/",
+            host.namespace if host is not None else "/",
             self.style,
             self.actuators,
             self.topics,
             per_actuator,
             extra={
-                "driver": node.get_fully_qualified_name() if node is not None else "",
+                "driver": host.node_name if host is not None else "",
                 "modes": sorted(MODE_NAMES[CommandMode(m)] for m in self._modes),
                 "feedback_timeout": self.feedback_timeout,
             },
         )
 
     def _publish_index(self) -> None:
-        import json
-
-        from std_msgs.msg import String
-
         if self._index_pub is not None:
-            self._index_pub.publish(String(data=json.dumps(self.index(), indent=1)))
+            self._index_pub.publish(json.dumps(self.index(), indent=1))
 
     def check_graph(self) -> None:
         """Look for other publishers on the command topics and for command topics without
         subscribers (a timer on the node, in the executor thread)."""
-        node = self._node
-        if node is None or not self._publishers:
+        host, output = self._host, self._commands
+        if host is None or output is None:
             return
-        me = (node.get_name(), node.get_namespace())
         duplicates: dict[str, list[str]] = {}
         unsubscribed: list[str] = []
-        for topics, publisher in zip(self.topics, self._publishers, strict=False):
+        for i, topics in enumerate(self.topics):
             try:
-                infos = node.get_publishers_info_by_topic(topics.command)
-                subscribers = publisher.get_subscription_count()
-            except Exception as error:  # noqa: BLE001 - the graph may be unavailable while shutting down
-                self.logger.debug(f"actuators: graph check failed: {error!r}")
+                others = host.other_publishers(topics.command)
+                subscribers = output.subscriber_count(i)
+            except BackendError as error:
+                self.logger.debug(f"actuators: graph check failed: {error}")
                 return
-            others = [f"{info.node_namespace.rstrip('/')}/{info.node_name}" for info in infos]
-            mine = [(info.node_name, info.node_namespace) == me for info in infos]
-            if True in mine:
-                others.pop(mine.index(True))
             if others:
                 duplicates[topics.command] = others
                 for other in others:
@@ -685,7 +558,7 @@ class ActuatorsBackend(Backend):
         self.unsubscribed = unsubscribed
 
 
-def _feedback_problem(msg: Any, actuator: str) -> tuple[str, str] | None:
+def _feedback_problem(msg: JointStateLike, actuator: str) -> tuple[str, str] | None:
     """Why a feedback message is not usable, as (kind, text); ``None`` if it is usable."""
     if len(msg.name) > 1 or (len(msg.name) == 1 and msg.name[0] != actuator):
         return "name", f"name {list(msg.name)} is not ['{actuator}'] (or empty)"
@@ -699,11 +572,13 @@ def _feedback_problem(msg: Any, actuator: str) -> tuple[str, str] | None:
     return None
 
 
-def _as_float(value: Any, name: str) -> float:
+def _as_float(value: ParameterValue | None, name: str) -> float:
     try:
-        return float(value)
-    except (TypeError, ValueError):
-        raise ActuatorConfigError(f"{name} must be a number, not {value!r}") from None
+        if isinstance(value, int | float | str):
+            return float(value)
+    except ValueError:
+        pass
+    raise ActuatorConfigError(f"{name} must be a number, not {value!r}") from None
 
 
 _JOINT_FIELD_DOCS = {

@@ -30,6 +30,10 @@ Contract for implementers:
   ``backend: package.module:Class`` names any class.  A backend's own ROS parameters are
   declared from :meth:`Backend.parameters` under ``<backend name>.`` (e.g. ``sim.initial_positions``)
   and reach it in ``context.options``.
+- A backend imports no ROS.  What it needs of ROS (topics of its own, more parameters, ``/clock``
+  for a simulator's time, the graph) it asks of ``context.host``, a
+  :class:`~bb_robot.driver.backends.host.BackendHost` the driver node implements (the ports:
+  :mod:`bb_robot.driver.backends.host`); ``None`` outside a node.
 """
 
 from __future__ import annotations
@@ -40,15 +44,17 @@ from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any, ClassVar, Protocol
+from typing import ClassVar, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.common.parameters import ParameterSpec, ParameterValue
+from bb_robot.driver.backends.host import BackendHost
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.parameters import ParameterSpec
+from bb_robot.driver.trajectory import Trajectory
 from bb_robot.model.robot import Robot
 
 FloatArray = npt.NDArray[np.float64]
@@ -58,10 +64,10 @@ IntArray = npt.NDArray[np.int64]
 class Logger(Protocol):
     """What a backend may log through (the node's ROS logger, or any ``logging.Logger``)."""
 
-    def debug(self, message: str) -> Any: ...
-    def info(self, message: str) -> Any: ...
-    def warning(self, message: str) -> Any: ...
-    def error(self, message: str) -> Any: ...
+    def debug(self, message: str) -> object: ...
+    def info(self, message: str) -> object: ...
+    def warning(self, message: str) -> object: ...
+    def error(self, message: str) -> object: ...
 
 
 @dataclass(frozen=True)
@@ -87,10 +93,11 @@ class BackendContext:
     exchanged with the core follows this order.  ``model_source`` is the file the model came
     from (``None`` when it came from the ``robot_description`` topic), for backends that read
     more of it (e.g. the plugins of an SDF world).  ``options`` holds the backend's own
-    parameters by name (without the ``<backend>.`` prefix).  ``ros_node`` is the driver's rclpy
-    node, for backends that talk ROS themselves (publishers, subscriptions, timers, graph
-    queries; create them in ``connect``, destroy them in ``disconnect``; their callbacks run in
-    the executor thread, never the loop's); ``None`` outside a node (the core's tests).
+    parameters by name (without the ``<backend>.`` prefix).  ``host`` is what the driver node
+    offers a backend that needs ROS without importing it (topics, parameters, ``/clock``, the
+    graph: :class:`~bb_robot.driver.backends.host.BackendHost`; open its ports in ``connect``,
+    close them in ``disconnect``; their callbacks run in the executor thread, never the loop's);
+    ``None`` outside a node (the core's tests).
     ``model_scope`` is the SDF model the robot was selected as (``a::b::c``; ``""`` otherwise)
     and ``model_dirs`` the directories the model's includes were searched in, for backends that
     read the file again.
@@ -101,10 +108,10 @@ class BackendContext:
     limits: JointLimitTable
     rate: float
     logger: Logger
-    options: Mapping[str, Any] = field(default_factory=dict)
+    options: Mapping[str, ParameterValue | None] = field(default_factory=dict)
     model_source: str | None = None
     clock: Callable[[], int] = time.monotonic_ns
-    ros_node: Any | None = None
+    host: BackendHost | None = None
     model_scope: str = ""
     model_dirs: tuple[str, ...] = ()
 
@@ -186,6 +193,61 @@ class Backend(ABC):
         then, ``"start"`` for read-only ones)."""
         return ()
 
+    def option(self, name: str) -> ParameterValue | None:
+        """This backend's parameter ``name``: its value in ``context.options``, else its default.
+
+        Args:
+            name: As in :meth:`parameters` (without the ``<backend>.`` prefix).
+
+        Returns:
+            The value (``None`` for a parameter the backend does not declare and nobody gave).
+        """
+        value = self.context.options.get(name)
+        if value is None:
+            spec = next((s for s in type(self).parameters() if s.name == name), None)
+            value = spec.default if spec is not None else None
+        return value
+
+    def text_option(self, name: str) -> str:
+        """:meth:`option` as a string (``""`` when unset)."""
+        value = self.option(name)
+        return "" if value is None else str(value)
+
+    def flag_option(self, name: str) -> bool:
+        """:meth:`option` as a bool."""
+        return bool(self.option(name))
+
+    def number_option(self, name: str) -> float:
+        """:meth:`option` as a float.
+
+        Raises:
+            BackendError: The value is not a number.
+        """
+        value = self.option(name)
+        if isinstance(value, int | float | str):
+            try:
+                return float(value)
+            except ValueError:
+                pass
+        raise BackendError(f"{self.name}.{name} must be a number, not {value!r}")
+
+    def list_option(self, name: str) -> list[str]:
+        """:meth:`option` as a list of strings (``[]`` when unset)."""
+        value = self.option(name)
+        return [str(v) for v in value] if isinstance(value, list | tuple) else []
+
+    def numbers_option(self, name: str) -> list[float]:
+        """:meth:`option` as a list of floats (``[]`` when unset).
+
+        Raises:
+            BackendError: An item is not a number.
+        """
+        value = self.option(name)
+        try:
+            return [float(v) for v in value] if isinstance(value, list | tuple) else []
+        except ValueError:
+            raise BackendError(f"{self.name}.{name} must be numbers, not {value!r}") from None
+
     @property
     @abstractmethod
     def capabilities(self) -> Capabilities: ...
@@ -243,7 +305,7 @@ class Backend(ABC):
         """The driver was armed or disarmed (a hardware backend may enable or disable drives)."""
         return None
 
-    def send_trajectory(self, trajectory: Any) -> None:
+    def send_trajectory(self, trajectory: Trajectory) -> None:
         """Execute a whole trajectory (only called when ``capabilities.trajectories``)."""
         raise BackendError(f"backend '{self.name}' does not execute trajectories itself")
 

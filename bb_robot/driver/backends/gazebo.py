@@ -2,7 +2,8 @@
 
 The topics come from the SDF world the driver's model was loaded from (or ``gazebo.world_file``):
 each controller plugin of the robot's joints and its settings, by gz-sim 8's naming rules
-(:mod:`bb_robot.gz.topics`; ``docs/nodes/gazebo.md``), or from explicit ``gazebo.*_topics``.
+(:mod:`bb_robot.driver.backends.gazebo_topics` over :mod:`bb_robot.gzsim.topics`;
+``docs/nodes/gazebo.md``), or from explicit ``gazebo.*_topics``.
 
 - **Commands**: POSITION and HOLD go to a JointPositionController (``gz.msgs.Double``, or one
   ``gz.msgs.Actuators`` per topic) or else a JointTrajectoryController (a one-point
@@ -22,22 +23,22 @@ each controller plugin of the robot's joints and its settings, by gz-sim 8's nam
   restarted one by itself.  Partition and type-name mismatches are diagnosed by the transport
   (built-in client) and repeated in the waiting messages and ``/diagnostics``.
 - ``gazebo.publish_clock``: Gazebo's world clock (``gz.msgs.Clock``) is republished on ROS
-  ``/clock`` (``rosgraph_msgs/Clock``), for nodes with ``use_sim_time``.
+  ``/clock`` (``rosgraph_msgs/Clock``), for nodes with ``use_sim_time``, through the driver
+  node's :meth:`~bb_robot.driver.backends.host.BackendHost.open_clock` (no ROS import here).
 """
 
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from bb_robot.driver.backends import gazebo_topics as world
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -48,25 +49,16 @@ from bb_robot.driver.backends.base import (
     JointSample,
     ParameterSpec,
 )
+from bb_robot.driver.backends.gazebo_parameters import GAZEBO_PARAMETERS
+from bb_robot.driver.backends.host import ClockOutput
+from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands import HOLD_MODE as _HOLD
+from bb_robot.driver.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
-from bb_robot.gzsim.topics import (
-    ACTUATORS,
-    CLOCK,
-    DOUBLE,
-    FLOAT,
-    JOINT_TRAJECTORY,
-    MODEL,
-    CommandTopic,
-    GazeboTopics,
-    TopicError,
-    derive_topics,
-    with_overrides,
-)
+from bb_robot.gz.api import GzPublisher, GzSubscription, GzTransport, MessageCallback, MessageInfo
 
-_HOLD, _POSITION, _VELOCITY, _EFFORT = (
-    int(m) for m in (CommandMode.HOLD, CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)
-)
 #: |limit| at or above this is "no limit" (SDF's ±1e16 defaults).
 _UNLIMITED = 1e15
 #: Seconds between reminders while waiting for Gazebo.
@@ -82,7 +74,7 @@ class _Group:
 
     topic: str
     type_name: str
-    publisher: Any
+    publisher: GzPublisher
     joints: list[int] = field(default_factory=list)
     indices: list[int] = field(default_factory=list)  # Actuators index / JointTrajectory position
     names: list[str] = field(default_factory=list)  # JointTrajectory joint names
@@ -96,98 +88,11 @@ class GazeboBackend(Backend):
 
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
-        def spec(name: str, default: Any, text: str, kind: str = "string") -> ParameterSpec:
-            return ParameterSpec(name, default, text, type=kind, when="configure")
-
-        return (
-            spec(
-                "gz_transport",
-                "builtin",
-                "The gz-transport implementation: 'builtin' (this project's client, no Gazebo library needed; "
-                "diagnoses partition and type mismatches) or 'official' (Gazebo Harmonic's gz.transport13 bindings).",
-            ),
-            spec("partition", "", "gz-transport partition. Empty: GZ_PARTITION, else <hostname>:<username>."),
-            spec("ip", "", "Host address for gz-transport (built-in client). Empty: GZ_IP, else every interface."),
-            spec(
-                "world_file",
-                "",
-                "SDF world (or model) file whose plugins give the topics. Empty: the driver's model file.",
-            ),
-            spec(
-                "model_scope",
-                "",
-                "Scoped name of the robot's model in world_file. Empty: the driver's model_scope (its selection).",
-            ),
-            spec("world_name", "", "The world's name in Gazebo. Empty: the file's (required for a model file)."),
-            spec(
-                "model_name",
-                "",
-                "The name the top-level model was spawned under in Gazebo, if not the file's.",
-            ),
-            spec(
-                "position_topics",
-                [],
-                "Explicit position command topics, 'joint=/topic' (gz.msgs.Double) or 'joint=/topic@N' "
-                "(gz.msgs.Actuators position[N]); each replaces what the world gives for that joint.",
-                "string_array",
-            ),
-            spec("velocity_topics", [], "Explicit velocity command topics (as position_topics).", "string_array"),
-            spec("effort_topics", [], "Explicit effort command topics, 'joint=/topic'.", "string_array"),
-            spec(
-                "joint_state_topics",
-                [],
-                "Explicit gz.msgs.Model joint-state topics (joints by their own names); replace the derived ones.",
-                "string_array",
-            ),
-            spec(
-                "command_rate",
-                0.0,
-                "Rate (Hz) at which unchanged commands are sent again. 0: every control loop cycle. A changed "
-                "command is always sent at once.",
-                "double",
-            ),
-            spec(
-                "silence_timeout",
-                1.0,
-                "Seconds without a joint state after which Gazebo counts as gone (stopped or restarted).",
-                "double",
-            ),
-            spec(
-                "require_gazebo",
-                False,
-                "Fail configure when Gazebo's joint states do not arrive within connect_timeout (default: "
-                "configure, say so, and connect when Gazebo appears).",
-                "bool",
-            ),
-            spec(
-                "wait_at_configure",
-                2.0,
-                "Seconds configure waits for Gazebo's first joint states (at most connect_timeout) before going on.",
-                "double",
-            ),
-            spec(
-                "fault_on_disconnect",
-                False,
-                "Report a missing Gazebo (not started, stopped, restarting) as a lost connection, which puts the "
-                "driver in error until ~/reset (as with hardware). Default: a warning; the driver waits and "
-                "Gazebo gets the latest command when it is back.",
-                "bool",
-            ),
-            spec("publish_clock", False, "Republish Gazebo's world clock on ROS /clock (rosgraph_msgs/Clock).", "bool"),
-            spec("clock_topic", "", "Gazebo's gz.msgs.Clock topic. Empty: /world/<world>/clock."),
-            spec(
-                "check_limits",
-                True,
-                "Compare the joint limits Gazebo reports with the driver's, once per connection.",
-                "bool",
-            ),
-        )
+        return GAZEBO_PARAMETERS
 
     # ------------------------------------------------------------------ set-up
     def __init__(self, context: BackendContext) -> None:
         super().__init__(context)
-        options = context.options
-        self._options = options
         n = len(self.joint_names)
         self._index = {name: i for i, name in enumerate(self.joint_names)}
         self._lock = threading.Lock()
@@ -196,18 +101,19 @@ class GazeboBackend(Backend):
         self._efforts = np.full(n, np.nan)
         self._stamps = np.zeros(n, dtype=np.int64)
         self._limits_checked = np.zeros(n, dtype=bool)
-        self.topics: GazeboTopics | None = None
-        self.transport: Any = None
-        self._subscriptions: list[Any] = []
-        self._doubles: list[tuple[int, str, Any, str]] = []  # (joint, interface, publisher, topic)
+        self.topics: world.GazeboTopics | None = None
+        self.transport: GzTransport | None = None
+        self._subscriptions: list[GzSubscription] = []
+        self._doubles: list[tuple[int, str, GzPublisher, str]] = []  # (joint, interface, publisher, topic)
         self._groups: list[_Group] = []
-        self._routes: dict[tuple[int, str], CommandTopic] = {}
+        self._routes: dict[tuple[int, str], world.CommandTopic] = {}
         self._position_route = np.zeros(n, dtype=bool)
         self._velocity_route = np.zeros(n, dtype=bool)
         self._effort_route = np.zeros(n, dtype=bool)
+        #: The gz.msgs classes (protobuf messages: their fields are dynamic).
         self._messages: Any = None
-        self._last_sent: dict[Any, tuple[float, ...]] = {}
-        self._last_sent_ns: dict[Any, int] = {}
+        self._last_sent: dict[tuple[int, str] | str, tuple[object, ...]] = {}
+        self._last_sent_ns: dict[tuple[int, str] | str, int] = {}
         self._resend_ns = 0
         self._state_messages = 0
         self._last_state_ns = 0
@@ -221,8 +127,7 @@ class GazeboBackend(Backend):
         self._reported_subscribers: set[str] = set()
         self._monitor: threading.Thread | None = None
         self._stop = threading.Event()
-        self._clock_publisher: Any = None
-        self._clock_class: Any = None
+        self._clock_publisher: ClockOutput | None = None
         self._clock_messages = 0
         self._modes: frozenset[CommandMode] = frozenset()
         self._sent = 0
@@ -237,63 +142,7 @@ class GazeboBackend(Backend):
         checks are built after connect, from the real modes)."""
         return frozenset({CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT})
 
-    def _option(self, name: str, default: Any) -> Any:
-        value = self._options.get(name, default)
-        return default if value is None else value
-
-    def _load_topics(self) -> GazeboTopics:
-        path = str(self._option("world_file", "")) or (self.context.model_source or "")
-        overrides = {
-            key: [str(v) for v in self._option(f"{key}_topics", []) or []] for key in ("position", "velocity", "effort")
-        }
-        joint_state = [str(v) for v in self._option("joint_state_topics", []) or []]
-        clock = str(self._option("clock_topic", ""))
-        if path and Path(path).suffix.lower() in (".sdf", ".world"):
-            topics = self._derive(path)
-        elif joint_state or any(overrides.values()):
-            world = str(self._option("world_name", "")) or None
-            topics = GazeboTopics(
-                world, "", tuple(self.joint_names), (), (), f"/world/{world}/clock" if world else None
-            )
-        else:
-            raise BackendError(
-                "the gazebo backend takes its topics from an SDF world: load the model from the world file "
-                "(model parameter), set gazebo.world_file, or give gazebo.position_topics and "
-                "gazebo.joint_state_topics"
-                + (f" (the model came from {path})" if path else " (the model came from robot_description)")
-            )
-        try:
-            return with_overrides(topics, joint_state=joint_state, clock=clock, **overrides)
-        except TopicError as error:
-            raise BackendError(f"gazebo topics: {error}") from None
-
-    def _derive(self, path: str) -> GazeboTopics:
-        from bb_robot.errors import BbRobotError
-        from bb_robot.loading import load_file
-
-        scope = str(self._option("model_scope", "")) or self.context.model_scope
-        dirs = list(self.context.model_dirs)
-        dirs.append(os.path.dirname(os.path.realpath(path)))
-        try:
-            result = load_file(path, scope=scope, resource_paths=dirs).sdf
-        except BbRobotError as error:
-            raise BackendError(f"gazebo: cannot read the world {path}: {error}") from None
-        if result is None:
-            raise BackendError(f"gazebo: cannot read the world {path}: it is URDF, not SDF")
-        missing = [j for j in self.joint_names if j not in result.scoped_names]
-        if missing:
-            raise BackendError(
-                f"gazebo: the model '{result.source_scope}' of {path} has no joint {', '.join(missing)}; "
-                "set gazebo.model_scope to the robot's model"
-            )
-        return derive_topics(
-            result,
-            self.joint_names,
-            world_name=str(self._option("world_name", "")) or None,
-            model_name=str(self._option("model_name", "")) or None,
-        )
-
-    def _plan(self, topics: GazeboTopics) -> None:
+    def _plan(self, topics: world.GazeboTopics) -> None:
         """Choose a route per joint and interface; the modes every joint supports."""
         problems = []
         for i, joint in enumerate(self.joint_names):
@@ -334,23 +183,23 @@ class GazeboBackend(Backend):
         from bb_robot.gz.api import create_transport
         from bb_robot.gz.messages import GzMessagesUnavailable, default_messages
 
-        topics = self.topics = self._load_topics()
+        topics = self.topics = world.load_topics(self)
         for warning in topics.warnings:
             self.logger.warning(f"gazebo: {warning}")
         self._plan(topics)
         for line in topics.describe():
             self.logger.info(f"gazebo: {line}")
-        implementation = str(self._option("gz_transport", "builtin"))
-        options: dict[str, Any] = {}
+        implementation = self.text_option("gz_transport")
+        options: dict[str, object] = {}
         try:
             self._messages = default_messages()
         except GzMessagesUnavailable as error:
             raise BackendError(f"gazebo: no gz.msgs10 message classes: {error}") from None
         if implementation == "builtin":
             options["messages"] = self._messages
-            if self._option("ip", ""):
-                options["ip"] = str(self._option("ip", ""))
-        partition = str(self._option("partition", "")) or None
+            if self.text_option("ip"):
+                options["ip"] = self.text_option("ip")
+        partition = self.text_option("partition") or None
         try:
             self.transport = create_transport(implementation, partition=partition, logger=self.logger, **options)
         except (ValueError, OSError, ImportError, RuntimeError) as error:
@@ -361,8 +210,8 @@ class GazeboBackend(Backend):
             self.disconnect()
             raise
         self._waiting_since = time.monotonic()
-        wait = min(float(timeout), float(self._option("wait_at_configure", 2.0)))
-        if bool(self._option("require_gazebo", False)):
+        wait = min(float(timeout), self.number_option("wait_at_configure"))
+        if self.flag_option("require_gazebo"):
             wait = float(timeout)
         deadline = time.monotonic() + wait
         while time.monotonic() < deadline and not self._all_seen():
@@ -370,7 +219,7 @@ class GazeboBackend(Backend):
         if self._all_seen():
             self._on_connected()
         else:
-            if bool(self._option("require_gazebo", False)):
+            if self.flag_option("require_gazebo"):
                 text = self._waiting_text()
                 self.disconnect()
                 raise BackendError(f"gazebo: no joint state within {timeout:g} s: {text}")
@@ -380,23 +229,26 @@ class GazeboBackend(Backend):
         self._monitor = threading.Thread(target=self._watch, name="gazebo-monitor", daemon=True)
         self._monitor.start()
 
-    def _open(self, topics: GazeboTopics) -> None:
+    def _open(self, topics: world.GazeboTopics) -> None:
         transport = self.transport
+        assert transport is not None
         for state in topics.states:
             mapping = {gz: self._index[joint] for gz, joint in state.joints.items() if joint in self._index}
-            self._subscriptions.append(transport.subscribe(state.topic, MODEL, self._state_callback(mapping)))
+            self._subscriptions.append(transport.subscribe(state.topic, world.MODEL, self._state_callback(mapping)))
         groups: dict[str, _Group] = {}
         for (i, interface), route in self._routes.items():
-            if route.type_name == DOUBLE:
-                self._doubles.append((i, interface, transport.advertise(route.topic, DOUBLE), route.topic))
+            if route.type_name == world.DOUBLE:
+                self._doubles.append((i, interface, transport.advertise(route.topic, world.DOUBLE), route.topic))
                 continue
             group = groups.get(route.topic)
             if group is None:
                 group = groups[route.topic] = _Group(
                     route.topic, route.type_name, transport.advertise(route.topic, route.type_name)
                 )
-                if route.type_name == JOINT_TRAJECTORY and route.progress_topic:
-                    self._subscriptions.append(transport.subscribe(route.progress_topic, FLOAT, self._on_progress))
+                if route.type_name == world.JOINT_TRAJECTORY and route.progress_topic:
+                    self._subscriptions.append(
+                        transport.subscribe(route.progress_topic, world.FLOAT, self._on_progress)
+                    )
             elif group.type_name != route.type_name:
                 raise BackendError(
                     f"gazebo: {route.topic} carries both {group.type_name} and {route.type_name}: fix the world"
@@ -406,7 +258,7 @@ class GazeboBackend(Backend):
             group.names.append(route.gz_joint)
         self._groups = list(groups.values())
         for group in self._groups:
-            if group.type_name == ACTUATORS:
+            if group.type_name == world.ACTUATORS:
                 # Indices the driver does not drive are sent as 0: say so.
                 for kind in ("position", "velocity"):
                     used = {
@@ -418,30 +270,25 @@ class GazeboBackend(Backend):
                     if gaps:
                         listed = ", ".join(map(str, gaps))
                         self.logger.warning(
-                            f"gazebo: {group.topic} ({ACTUATORS}): the driver sends {kind}[{listed}] as 0 "
+                            f"gazebo: {group.topic} ({world.ACTUATORS}): the driver sends {kind}[{listed}] as 0 "
                             "(no driven joint there)"
                         )
-        rate = float(self._option("command_rate", 0.0))
+        rate = self.number_option("command_rate")
         self._resend_ns = int(1e9 / rate) if rate > 0 else 0
-        if bool(self._option("publish_clock", False)):
+        if self.flag_option("publish_clock"):
             self._start_clock(topics)
 
-    def _start_clock(self, topics: GazeboTopics) -> None:
-        node = getattr(self.context, "ros_node", None)
-        if node is None:
-            self.logger.warning("gazebo: publish_clock needs the driver node (no ROS node here): not published")
+    def _start_clock(self, topics: world.GazeboTopics) -> None:
+        host, transport = self.context.host, self.transport
+        assert transport is not None
+        if host is None:
+            self.logger.warning("gazebo: publish_clock needs the driver node (no host here): not published")
             return
         if not topics.clock:
             self.logger.warning("gazebo: publish_clock: no clock topic (set gazebo.world_name or gazebo.clock_topic)")
             return
-        from rclpy.qos import QoSProfile, ReliabilityPolicy
-        from rosgraph_msgs.msg import Clock
-
-        self._clock_class = Clock
-        self._clock_publisher = node.create_publisher(
-            Clock, "/clock", QoSProfile(depth=1, reliability=ReliabilityPolicy.BEST_EFFORT)
-        )
-        self._subscriptions.append(self.transport.subscribe(topics.clock, CLOCK, self._on_clock))
+        self._clock_publisher = host.open_clock()
+        self._subscriptions.append(transport.subscribe(topics.clock, world.CLOCK, self._on_clock))
         self.logger.info(f"gazebo: republishing {topics.clock} on ROS /clock")
 
     def disconnect(self) -> None:
@@ -459,20 +306,16 @@ class GazeboBackend(Backend):
         self._doubles.clear()
         self._groups.clear()
         publisher, self._clock_publisher = self._clock_publisher, None
-        node = getattr(self.context, "ros_node", None)
-        if publisher is not None and node is not None:
-            try:
-                node.destroy_publisher(publisher)
-            except Exception:  # noqa: BLE001
-                pass
+        if publisher is not None:
+            publisher.close()
         self._connected = False
 
     # ------------------------------------------------------------------ callbacks (gz-data thread)
-    def _state_callback(self, mapping: dict[str, int]) -> Any:
+    def _state_callback(self, mapping: dict[str, int]) -> MessageCallback:
         positions, velocities, efforts, stamps = self._positions, self._velocities, self._efforts, self._stamps
         lock = self._lock
 
-        def on_state(message: Any, info: Any) -> None:
+        def on_state(message: Any, info: MessageInfo) -> None:  # noqa: ANN401 - a gz.msgs.Model
             now = info.received_ns
             unknown = None
             invalid: list[tuple[str, float, float, float]] = []
@@ -514,7 +357,7 @@ class GazeboBackend(Backend):
         return on_state
 
     def _check_limits(self, i: int, lower: float, upper: float) -> None:
-        if not bool(self._option("check_limits", True)):
+        if not self.flag_option("check_limits"):
             return
         joint = self.joint_names[i]
         ours = (float(self.limits.lower[i]), float(self.limits.upper[i]))
@@ -537,21 +380,15 @@ class GazeboBackend(Backend):
                 )
             )
 
-    def _on_progress(self, message: Any, info: Any) -> None:
+    def _on_progress(self, message: object, info: MessageInfo) -> None:
         self._progress += 1
 
-    def _on_clock(self, message: Any, info: Any) -> None:
+    def _on_clock(self, message: Any, info: MessageInfo) -> None:  # noqa: ANN401 - a gz.msgs.Clock
         publisher = self._clock_publisher
         if publisher is None:
             return
-        ros = self._clock_class()
-        ros.clock.sec = int(message.sim.sec)
-        ros.clock.nanosec = int(message.sim.nsec)
-        try:
-            publisher.publish(ros)
-            self._clock_messages += 1
-        except Exception:  # noqa: BLE001 - the node is going away
-            pass
+        publisher.publish(int(message.sim.sec) * 1_000_000_000 + int(message.sim.nsec))
+        self._clock_messages += 1
 
     def watch_samples(self, listener: Callable[[JointSample], None] | None) -> bool:
         """Samples are passed on from the gz-transport thread as each joint-state message arrives."""
@@ -599,7 +436,7 @@ class GazeboBackend(Backend):
             key = (i, kind)
             if self._last_sent.get(key) == (v,) and resend and now_ns - self._last_sent_ns.get(key, 0) < resend:
                 continue
-            message = self._messages.new(DOUBLE)
+            message = self._messages.new(world.DOUBLE)
             message.data = v
             publisher.publish(message)
             self._last_sent[key] = (v,)
@@ -611,14 +448,14 @@ class GazeboBackend(Backend):
     def _send_group(
         self, group: _Group, value: list[float], feed: list[float], interface: list[str], now_ns: int
     ) -> None:
-        if group.type_name == JOINT_TRAJECTORY:
+        if group.type_name == world.JOINT_TRAJECTORY:
             members = [k for k, j in enumerate(group.joints) if interface[j] == "position" and not math.isnan(value[j])]
             if not members:
                 return
             key: tuple[float, ...] = tuple(float(value[group.joints[k]]) for k in members)
             if self._unchanged(group, key, now_ns):
                 return
-            message = self._messages.new(JOINT_TRAJECTORY)
+            message = self._messages.new(world.JOINT_TRAJECTORY)
             message.joint_names.extend(group.names[k] for k in members)
             point = message.points.add()
             point.positions.extend(key)
@@ -641,7 +478,7 @@ class GazeboBackend(Backend):
             key = (*sorted(positions.items()), -1.0, *sorted(velocities.items()))  # type: ignore[arg-type]
             if self._unchanged(group, key, now_ns):
                 return
-            message = self._messages.new(ACTUATORS)
+            message = self._messages.new(world.ACTUATORS)
             if positions:
                 message.position.extend(positions.get(k, 0.0) for k in range(max(positions) + 1))
             if velocities:
@@ -651,7 +488,7 @@ class GazeboBackend(Backend):
         self._last_sent_ns[group.topic] = now_ns
         self._sent += 1
 
-    def _unchanged(self, group: _Group, key: tuple[Any, ...], now_ns: int) -> bool:
+    def _unchanged(self, group: _Group, key: tuple[object, ...], now_ns: int) -> bool:
         resend = self._resend_ns
         return bool(
             resend
@@ -676,7 +513,7 @@ class GazeboBackend(Backend):
         unseen = [self.joint_names[i] for i in np.flatnonzero(self._stamps == 0)]
         state_topics = ", ".join(s.topic for s in topics.states)
         partition = getattr(transport, "partition", "?")
-        parts = [f"no joint state yet on {state_topics} [{MODEL}] in partition '{partition}'"]
+        parts = [f"no joint state yet on {state_topics} [{world.MODEL}] in partition '{partition}'"]
         if unseen and len(unseen) < len(self.joint_names):
             parts.append(f"joints never reported: {', '.join(unseen)}")
         if transport is not None:
@@ -707,7 +544,7 @@ class GazeboBackend(Backend):
 
     def _watch(self) -> None:
         """The monitor thread: connection transitions, reminders, command topics nobody reads."""
-        silence = float(self._option("silence_timeout", 1.0))
+        silence = self.number_option("silence_timeout")
         while not self._stop.wait(_MONITOR_PERIOD):
             try:
                 self._check(silence)
@@ -780,7 +617,7 @@ class GazeboBackend(Backend):
         # Waiting (Gazebo not started yet, stopped or restarting) is a warning, not a fault: the
         # driver keeps running and Gazebo gets the latest command when it is back; with
         # fault_on_disconnect the driver goes to error instead (and needs ~/reset), as with hardware.
-        fault = bool(self._option("fault_on_disconnect", False))
+        fault = self.flag_option("fault_on_disconnect")
         return Health(not fault, HealthLevel.WARN, "waiting for Gazebo's joint states", values)
 
 

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bb_robot.common.parameters import configure_parameter
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -51,28 +52,25 @@ class SimBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            ParameterSpec(
+            configure_parameter(
                 "initial_positions",
                 [],
                 "Start positions of the simulated joints, in the driver's joint order. Empty: each joint at 0, "
                 "or at the nearest end of its command range when 0 lies outside it.",
-                type="double_array",
-                when="configure",
+                "double_array",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "max_step",
                 0.005,
                 "Longest integration step of the simulator, in seconds (a loop period longer than this is "
                 "integrated in several steps).",
-                type="double",
-                when="configure",
+                "double",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "max_gap",
                 0.1,
                 "A time between two reads longer than this (seconds) is not integrated: the loop was stopped.",
-                type="double",
-                when="configure",
+                "double",
             ),
         )
 
@@ -90,10 +88,9 @@ class SimBackend(Backend):
         self._stamps = np.zeros(n, dtype=np.int64)
         self._connected = False
         self.gaps = 0
-        options = context.options
-        self.max_step = float(options.get("max_step", 0.005))
-        self.max_gap = float(options.get("max_gap", 0.1))
-        self._initial = list(options.get("initial_positions", []) or [])
+        self.max_step = self.number_option("max_step")
+        self.max_gap = self.number_option("max_gap")
+        self._initial = self.numbers_option("initial_positions")
         self._prepare_limits()
 
     @property

@@ -1,0 +1,63 @@
+"""What other threads hand the driver's core: one typed message per kind.
+
+Callbacks (any thread) put messages in the core's inbox; the loop thread (or an immediate
+command's thread) takes them all at the start of a cycle and handles each in one place,
+:meth:`bb_robot.driver.core.DriverCore._apply`, a ``match`` over :data:`InboxMessage` that
+covers every kind in every state (with a sample of the joints and without one), so adding a
+kind without handling it fails the type check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bb_robot.driver.commands import JointCommand
+from bb_robot.driver.execution import Execution
+from bb_robot.driver.limits import JointLimitTable
+from bb_robot.model.robot import Robot
+
+
+@dataclass(frozen=True, eq=False)
+class SubmitCommand:
+    """A checked streaming command: its joints take its mode and values."""
+
+    command: JointCommand
+
+
+@dataclass(frozen=True, eq=False)
+class ExecuteTrajectory:
+    """A prepared trajectory: it preempts the active one."""
+
+    execution: Execution
+
+
+@dataclass(frozen=True, eq=False)
+class CancelExecution:
+    """Stop ``execution`` (its joints hold) and end it as canceled, saying ``reason``."""
+
+    execution: Execution
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class HoldAll:
+    """Every joint holds (deactivation); the active trajectory is aborted with ``reason``."""
+
+    reason: str
+
+
+@dataclass(frozen=True, eq=False)
+class SetLimits:
+    """New effective joint limits (also given to the backend)."""
+
+    limits: JointLimitTable
+
+
+@dataclass(frozen=True, eq=False)
+class SetRobot:
+    """The model's bound parameters changed (given to the backend)."""
+
+    robot: Robot
+
+
+InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot

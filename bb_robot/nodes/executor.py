@@ -1,0 +1,53 @@
+"""Running a node: the executor, its thread's scheduling, and a clean-up that survives a second SIGINT."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+
+from rclpy.executors import Executor, SingleThreadedExecutor
+
+from bb_robot.driver.loop import request_realtime
+
+
+def executor_thread_scheduling(priority: int) -> str:
+    """While the loop runs with real-time priority, put the calling (executor) thread at the
+    lowest real-time priority; ``priority`` 0 puts it back to normal.
+
+    Python threads share one interpreter lock: a loop thread at high priority still waits for
+    whichever thread holds it, and an ordinary thread holding it can be preempted by any other
+    process for milliseconds (priority inversion).  At real-time priority 1 the executor thread
+    still yields to the loop thread, but no longer to ordinary processes.
+
+    Args:
+        priority: The loop's real-time priority (0: none).
+
+    Returns:
+        How the thread is scheduled now, for diagnostics.
+    """
+    if priority > 0:
+        return request_realtime(1)
+    try:
+        os.sched_setscheduler(0, os.SCHED_OTHER, os.sched_param(0))
+    except (OSError, AttributeError, ValueError) as error:
+        return f"normal ({getattr(error, 'strerror', None) or error})"
+    return "normal"
+
+
+def make_executor() -> Executor:
+    """rclpy's C++ events executor where this rclpy has it, else the single-threaded one."""
+    try:
+        from rclpy.experimental import EventsExecutor
+    except ImportError:  # pragma: no cover - rclpy before Kilted
+        return SingleThreadedExecutor()
+    return EventsExecutor()
+
+
+def uninterrupted(step: Callable[[], object]) -> None:
+    """Run a clean-up step to its end even if a second SIGINT arrives meanwhile."""
+    for _ in range(3):
+        try:
+            step()
+            return
+        except KeyboardInterrupt:
+            continue
