@@ -374,4 +374,3 @@ class _Writer:
         effort = joint.limits.effort if joint.limits is not None else None
         if effort is not None and effort > 0 and math.isfinite(effort):
             element.set("forcerange", _vec((-effort, effort)))
-

@@ -54,10 +54,12 @@ from bb_robot.driver.model import (
     mimic_sources,
 )
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, ParameterSpec, joint_parameter
+from bb_robot.driver.sim_clock import clock_source
 from bb_robot.driver.tolerances import JointToleranceSpec, Outcome, ToleranceDefaults, resolve_tolerances
 from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
+from bb_robot.nodes.sim_clock import start_clock
 
 NODE_NAME = "driver"
 
@@ -316,6 +318,9 @@ class DriverNode(LifecycleNode):
         backend.connect(float(self.get_parameter("connect_timeout").value))
         session.backend = backend
         session.core = DriverCore(backend, limits, self._core_settings(), log=self._log)
+        simulated = clock_source(backend)
+        if simulated is not None:  # a simulator in its own time (mujoco lockstep): /clock
+            session.entities.extend(start_clock(self, simulated, float(self.get_parameter("rate").value)))
         session.validator = CommandValidator(
             limits,
             backend.capabilities.modes,
@@ -571,6 +576,7 @@ class DriverNode(LifecycleNode):
             "publisher": self.destroy_publisher,
             "subscription": self.destroy_subscription,
             "service": self.destroy_service,
+            "timer": self.destroy_timer,
         }
         with self._publish_lock:  # not while a backend thread publishes a sample
             for kind, entity in session.entities:

@@ -66,7 +66,9 @@ def default_gains(inertia: FloatArray, bandwidth: float, damping_ratio: float) -
     return Gains(kp, kd, kd.copy(), inertia)
 
 
-def override(gains: Gains, names: Sequence[str], kp: Sequence[float], kd: Sequence[float], kv: Sequence[float]) -> Gains:
+def override(
+    gains: Gains, names: Sequence[str], kp: Sequence[float], kd: Sequence[float], kv: Sequence[float]
+) -> Gains:
     """``gains`` with the values given by parameter (each list empty, or one value per joint, or one
     value for every joint); raises :class:`BackendError` naming the parameter for a bad list."""
     result = {"kp": gains.kp.copy(), "kd": gains.kd.copy(), "kv": gains.kv.copy()}
@@ -83,7 +85,7 @@ def override(gains: Gains, names: Sequence[str], kp: Sequence[float], kd: Sequen
             raise BackendError(f"mujoco.{key} must hold finite values ≥ 0, not {list(values)}")
         result[key] = np.broadcast_to(array, (len(names),)).astype(np.float64)
     if (result["kp"] <= 0).any():
-        bad = [names[i] for i in np.flatnonzero(result["kp"] <= 0)]
+        bad = [names[int(i)] for i in np.flatnonzero(result["kp"] <= 0)]
         raise BackendError(f"the position gain kp of {', '.join(bad)} is 0: set mujoco.kp or mujoco.bandwidth")
     return Gains(result["kp"], result["kd"], result["kv"], gains.inertia)
 
@@ -105,8 +107,6 @@ def actuator_parameters(modes: npt.NDArray[np.int8], gains: Gains) -> tuple[Floa
     return gain, bias
 
 
-def position_controls(
-    gains: Gains, q_ref: FloatArray, v_ref: FloatArray, a_ref: FloatArray
-) -> FloatArray:
+def position_controls(gains: Gains, q_ref: FloatArray, v_ref: FloatArray, a_ref: FloatArray) -> FloatArray:
     """``ctrl`` of the position mode: the target with the velocity and acceleration feed-forward."""
     return q_ref + (gains.kd * v_ref + gains.inertia * a_ref) / gains.kp

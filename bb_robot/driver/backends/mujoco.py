@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -78,8 +78,8 @@ class MujocoBackend(Backend):
             ParameterSpec(
                 "bandwidth",
                 10.0,
-                "Natural frequency (Hz) of the default position servos: kp = I·(2π·bandwidth)², kd = 2·ζ·I·2π·bandwidth, "
-                "I the joint's inertia at the start pose.",
+                "Natural frequency (Hz) of the default position servos: kp = I·(2π·bandwidth)², "
+                "kd = 2·ζ·I·2π·bandwidth, I the joint's inertia at the start pose.",
                 type="double",
                 when="configure",
                 range=(0.01, 1000.0),
@@ -200,6 +200,8 @@ class MujocoBackend(Backend):
         self._physics_ns = 0
         self._rtf_mark: tuple[int, int] | None = None
         self._rtf = float("nan")
+        #: ``/clock`` through the node's host, where the driver offers one (its ``open_clock`` port).
+        self._clock_output: Any = None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -213,8 +215,9 @@ class MujocoBackend(Backend):
         return self._steps * self._step_ns
 
     def publishes_clock(self) -> bool:
-        """In lockstep the node publishes :meth:`sim_time_ns` on ``/clock``."""
-        return self.lockstep
+        """Whether the node should publish :meth:`sim_time_ns` on ``/clock``: in lockstep, unless the
+        backend publishes it itself through a host's clock port (``context.host.open_clock()``)."""
+        return self.lockstep and self._clock_output is None
 
     @property
     def real_time_factor(self) -> float:
@@ -275,6 +278,9 @@ class MujocoBackend(Backend):
         self._owed_ns = 0
         self._wall_ns = None
         self._fresh = True
+        host = getattr(self.context, "host", None)
+        if self.lockstep and host is not None and hasattr(host, "open_clock"):
+            self._clock_output = host.open_clock()
 
     def _start_positions(self) -> np.ndarray:
         n = len(self.joint_names)
@@ -304,6 +310,9 @@ class MujocoBackend(Backend):
             data.qpos[follower.qposadr[0]] = mimic.offset + mimic.multiplier * data.qpos[leader.qposadr[0]]
 
     def disconnect(self) -> None:
+        if self._clock_output is not None:
+            self._clock_output.close()
+            self._clock_output = None
         self.model = None
         self.data = None
 
@@ -384,6 +393,8 @@ class MujocoBackend(Backend):
         if steps:
             self._owed_ns -= steps * self._step_ns
             self._advance(int(steps))
+            if self._clock_output is not None:
+                self._clock_output.publish(self.sim_time_ns())
         self._stamps[:] = now_ns
         return JointSample(
             data.qpos[self._qadr].copy(),
