@@ -111,6 +111,15 @@ def _initial(spec: ParameterSpec) -> Any:
     return list(spec.default) if isinstance(spec.default, list | tuple) else spec.default
 
 
+def _backend_initial(spec: ParameterSpec) -> Any:
+    """A backend parameter's initial value; an empty array default declares the type without a value
+    (rclpy takes ``[]`` for a byte array, so a parameter file's list of doubles would be refused)."""
+    value = _initial(spec)
+    if value == [] and spec.type in ("double_array", "string_array"):
+        return Parameter.Type.DOUBLE_ARRAY if spec.type == "double_array" else Parameter.Type.STRING_ARRAY
+    return value
+
+
 class Session:
     """What exists while the node is configured (created by configure, released by cleanup)."""
 
@@ -179,7 +188,7 @@ class DriverNode(LifecycleNode):
             prefix = self._backend_class.name or self._backend_name.rsplit(":", 1)[-1]
             for spec in self._backend_class.parameters():
                 name = f"{prefix}.{spec.name}"
-                self.declare_parameter(name, _initial(spec), _descriptor(spec, name))
+                self.declare_parameter(name, _backend_initial(spec), _descriptor(spec, name))
                 self._backend_parameters.append(name)
 
         self._arm_state_pub = self.create_publisher(String, "~/arm_state", LATCHED_QOS)
@@ -299,7 +308,10 @@ class DriverNode(LifecycleNode):
         session.mimic = dict(mimic_joints(loaded.robot, session.joints))
         self._declare_joint_parameters(session)
         limits = self._effective_limits(session)
-        options = {name.split(".", 1)[1]: self.get_parameter(name).value for name in self._backend_parameters}
+        options = {  # an array never set (declared by type only) reads as None
+            name.split(".", 1)[1]: self.get_parameter_or(name, Parameter(name, value=None)).value
+            for name in self._backend_parameters
+        }
         # (backend parameters are named <backend name>.<parameter>; backend names have no dot)
         backend = self._backend_class(
             BackendContext(
