@@ -29,7 +29,8 @@ from bb_robot.sdf.resources import resolve_resource, search_directories, split_u
 #: Mesh formats MuJoCo reads (lower-case suffixes).
 READABLE_SUFFIXES: tuple[str, ...] = (".stl", ".obj", ".msh")
 
-MeshResolver = Callable[[str], Path | None]
+#: ``resolver(uri, link)``: the absolute path of the mesh ``uri`` of link ``link``, or ``None``.
+MeshResolver = Callable[[str, str], Path | None]
 
 
 def _package_share(package: str) -> Path | None:
@@ -51,12 +52,13 @@ def default_resolver(source: str | os.PathLike[str] | None, search_dirs: Sequenc
         search_dirs: More directories to search, in order, before the environment's.
 
     Returns:
-        A function from a mesh URI to the absolute path of an existing file, or ``None``.
+        A function from a mesh URI (and the link that has it, unused here) to the absolute path of
+        an existing file, or ``None``.
     """
     base = Path(source).resolve().parent if source else None
     directories = search_directories(list(search_dirs))
 
-    def resolve(uri: str) -> Path | None:
+    def resolve(uri: str, link: str = "") -> Path | None:
         scheme, rest = split_uri(uri)
         if scheme == "package":
             package, _, inner = rest.partition("/")

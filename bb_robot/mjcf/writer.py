@@ -62,7 +62,7 @@ class MjcfOptions:
 
     ``actuated``: the joints given a motor (``None``: every movable single-axis joint that does
     not mimic another); ``floor``: add a floor plane (``None``: when the model has none);
-    ``mesh_resolver``: URI → absolute path (``None``: :func:`~bb_robot.mjcf.meshes.default_resolver`
+    ``mesh_resolver``: (URI, link) → absolute path (``None``: :func:`~bb_robot.mjcf.meshes.default_resolver`
     of the model's source file and ``search_dirs``).
     """
 
@@ -317,7 +317,7 @@ class _Writer:
         _place(geom, origin)
 
     def _mesh(self, link: Link, mesh: Mesh) -> str | None:
-        path = self.resolve(mesh.filename)
+        path = self.resolve(mesh.filename, link.name)
         if path is None:
             self.warnings.append(f"link '{link.name}': mesh '{mesh.filename}' not found; left out")
             return None
