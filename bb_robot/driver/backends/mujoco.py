@@ -443,21 +443,18 @@ class MujocoBackend(Backend):
             wanted[modes == _VELOCITY] = servos.VELOCITY
             wanted[modes == _EFFORT] = servos.EFFORT
         self._set_modes(wanted)
-        ids = self._actuators
-        ctrl = np.zeros(len(modes))
         position = wanted == servos.POSITION
+        velocity, acceleration = command.velocity, command.acceleration
         self._position_mask = position
         self._q_ref = np.where(position, command.position, 0.0)
-        self._v_ref = np.where(position, np.nan_to_num(command.velocity), 0.0)
-        self._a_ref = np.where(position, np.nan_to_num(command.acceleration), 0.0)
+        self._v_ref = np.where(position & (velocity == velocity), velocity, 0.0)  # (x == x: not NaN)
+        self._a_ref = np.where(position & (acceleration == acceleration), acceleration, 0.0)
         self._ref_time = self.sim_time_ns() * 1e-9
-        self._moving_ref = bool(position.any() and (self._v_ref.any() or self._a_ref.any()))
-        ctrl[position] = servos.position_controls(gains, self._q_ref, self._v_ref, self._a_ref)[position]
-        velocity = wanted == servos.VELOCITY
-        ctrl[velocity] = command.velocity[velocity]
-        effort = wanted == servos.EFFORT
-        ctrl[effort] = command.effort[effort]
-        data.ctrl[ids] = ctrl
+        self._moving_ref = bool(self._v_ref.any() or self._a_ref.any())
+        ctrl = np.where(position, servos.position_controls(gains, self._q_ref, self._v_ref, self._a_ref), 0.0)
+        ctrl = np.where(wanted == servos.VELOCITY, velocity, ctrl)
+        ctrl = np.where(wanted == servos.EFFORT, command.effort, ctrl)
+        data.ctrl[self._actuators] = ctrl
 
     def _set_modes(self, modes: np.ndarray) -> None:
         if np.array_equal(modes, self._servo_modes):
