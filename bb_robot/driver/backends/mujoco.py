@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from bb_robot.driver.backends import _mujoco_servos as servos
+from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -114,14 +115,7 @@ class MujocoBackend(Backend):
                 type="double_array",
                 when="configure",
             ),
-            ParameterSpec(
-                "initial_positions",
-                [],
-                "Start positions of the joints, in the driver's joint order. Empty: each joint at 0, or at the nearest "
-                "end of its command range when 0 lies outside it.",
-                type="double_array",
-                when="configure",
-            ),
+            INITIAL_POSITIONS,
             ParameterSpec(
                 "disarmed",
                 "limp",
@@ -144,14 +138,7 @@ class MujocoBackend(Backend):
                 type="bool",
                 when="configure",
             ),
-            ParameterSpec(
-                "max_gap",
-                0.1,
-                "Real-time mode: a time between two reads longer than this (seconds) is not simulated (the loop "
-                "was stopped).",
-                type="double",
-                when="configure",
-            ),
+            MAX_GAP,
         )
 
     def __init__(self, context: BackendContext) -> None:
@@ -257,7 +244,7 @@ class MujocoBackend(Backend):
         self._qadr = np.array([model.joint(n).qposadr[0] for n in self.joint_names], dtype=np.intp)
         self._dadr = np.array([model.joint(n).dofadr[0] for n in self.joint_names], dtype=np.intp)
         self._actuators = np.array([model.actuator(n).id for n in self.joint_names], dtype=np.intp)
-        start = self._start_positions()
+        start = start_positions(self._initial, self.limits, self.joint_names, self.name)
         data.qpos[self._qadr] = start
         self._place_mimics(model, data)
         mujoco.mj_forward(model, data)
@@ -281,21 +268,6 @@ class MujocoBackend(Backend):
         host = getattr(self.context, "host", None)
         if self.lockstep and host is not None and hasattr(host, "open_clock"):
             self._clock_output = host.open_clock()
-
-    def _start_positions(self) -> np.ndarray:
-        n = len(self.joint_names)
-        if self._initial:
-            if len(self._initial) != n:
-                raise BackendError(
-                    f"mujoco.initial_positions has {len(self._initial)} values for {n} joints "
-                    f"({', '.join(self.joint_names)})"
-                )
-            start = np.array(self._initial, dtype=np.float64)
-            if not np.isfinite(start).all():
-                raise BackendError("mujoco.initial_positions holds a non-finite value")
-        else:
-            start = np.zeros(n)
-        return np.clip(start, self.limits.command_lower, self.limits.command_upper)
 
     def _place_mimics(self, model: mujoco.MjModel, data: mujoco.MjData) -> None:
         """Start each mimic joint where its equality constraint wants it."""

@@ -25,6 +25,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -51,14 +52,7 @@ class SimBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            ParameterSpec(
-                "initial_positions",
-                [],
-                "Start positions of the simulated joints, in the driver's joint order. Empty: each joint at 0, "
-                "or at the nearest end of its command range when 0 lies outside it.",
-                type="double_array",
-                when="configure",
-            ),
+            INITIAL_POSITIONS,
             ParameterSpec(
                 "max_step",
                 0.005,
@@ -67,13 +61,7 @@ class SimBackend(Backend):
                 type="double",
                 when="configure",
             ),
-            ParameterSpec(
-                "max_gap",
-                0.1,
-                "A time between two reads longer than this (seconds) is not integrated: the loop was stopped.",
-                type="double",
-                when="configure",
-            ),
+            MAX_GAP,
         )
 
     def __init__(self, context: BackendContext) -> None:
@@ -103,18 +91,7 @@ class SimBackend(Backend):
     # ---------------------------------------------------------------- lifecycle
     def connect(self, timeout: float) -> None:
         n = len(self.joint_names)
-        if self._initial:
-            if len(self._initial) != n:
-                raise BackendError(
-                    f"sim.initial_positions has {len(self._initial)} values for {n} joints "
-                    f"({', '.join(self.joint_names)})"
-                )
-            start = np.array(self._initial, dtype=np.float64)
-            if not np.isfinite(start).all():
-                raise BackendError("sim.initial_positions holds a non-finite value")
-        else:
-            start = np.zeros(n)
-        start = np.clip(start, self.limits.command_lower, self.limits.command_upper)
+        start = start_positions(self._initial, self.limits, self.joint_names, self.name)
         self._position = start
         self._velocity = np.zeros(n)
         self._target = start.copy()

@@ -1,5 +1,6 @@
-"""Helpers of the MuJoCo backend's tests: a driver core on ``backend: mujoco`` in lockstep, run on a
-simulated clock (no threads, no sleeping: every control cycle advances the physics one period).
+"""Helpers of the MuJoCo backend's tests: a driver core on ``backend: mujoco`` in lockstep, run on the
+simulated clock of :mod:`driver_rig` (no threads, no sleeping: every control cycle advances the
+physics one period).
 
 A module of its own (not conftest.py), named so that no other test directory has one like it.
 """
@@ -12,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from driver_rig import Clock
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendContext
@@ -23,16 +25,6 @@ from bb_robot.model.robot import Robot
 
 RATE = 500.0
 PERIOD_NS = 2_000_000
-
-
-@dataclass
-class Clock:
-    """A monotonic clock the rig advances."""
-
-    now: int = 1_000_000_000_000
-
-    def __call__(self) -> int:
-        return self.now
 
 
 @dataclass
