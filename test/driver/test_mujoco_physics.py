@@ -197,3 +197,58 @@ def test_efforts_stay_within_the_effort_limits() -> None:
     rig.backend.write(command, rig.clock.now)
     rig.backend.step(5)
     assert abs(float(rig.backend.data.actuator_force[lift])) == pytest.approx(limits[lift], rel=1e-9)
+
+
+def test_bad_commands_are_refused_and_the_arm_keeps_holding() -> None:
+    from bb_robot.driver.errors import CommandRejected
+
+    _, rig = arm_rig()
+    rig.run(0.5)
+    before = rig.sample.positions.copy()
+    n = len(rig.joints)
+    bad = [
+        lambda: rig.command(CommandMode.POSITION, [0.0] * (n - 1)),
+        lambda: rig.command(CommandMode.EFFORT, [float("nan")] * n),
+        lambda: rig.core.submit(rig.validator.from_joint_state(["no_such_joint"], [0.1], [], [], "/t", 0)),
+        lambda: rig.core.submit(rig.validator.from_joint_state(["right_finger_joint"], [0.01], [], [], "/t", 0)),
+    ]
+    for send in bad:
+        with pytest.raises(CommandRejected):
+            send()
+    rig.run(0.5)
+    assert np.abs(rig.sample.positions - before).max() < 1e-3
+    # effort is a mode this backend has (the sim backend refuses it)
+    assert CommandMode.EFFORT in rig.backend.capabilities.modes and rig.backend.capabilities.effort_feedback
+
+
+def test_real_time_follows_the_loops_clock_and_lockstep_one_period_per_cycle() -> None:
+    import logging
+
+    from bb_robot.driver import limits as L
+    from bb_robot.driver.backends.base import BackendContext
+    from bb_robot.driver.backends.mujoco import MujocoBackend
+
+    robot = pendulum(0.3, 1.0, 0.02).to_model()
+    limits = L.from_robot(robot, ("swing",))
+
+    def backend(**options: object) -> MujocoBackend:
+        made = MujocoBackend(BackendContext(robot, ("swing",), limits, 500.0, logging.getLogger("t"), options))
+        made.connect(1.0)
+        return made
+
+    real = backend()
+    start = 5_000_000_000
+    real.read(start)  # the first read starts the clock
+    real.read(start + 7_300_000)  # 7.3 ms: 7 steps of 1 ms, 0.3 ms carried over
+    assert real.sim_time_ns() == 7_000_000
+    real.read(start + 10_000_000)
+    assert real.sim_time_ns() == 10_000_000
+    real.read(start + 10_000_000 + 500_000_000)  # a gap longer than max_gap is not simulated
+    assert real.sim_time_ns() == 10_000_000 and real.gaps == 1
+    assert not real.publishes_clock()
+
+    lockstep = backend(lockstep=True, timestep=0.0005)
+    for k in range(5):
+        lockstep.read(start + k * 123_456_789)  # whatever the wall clock says
+    assert lockstep.sim_time_ns() == 4 * 2_000_000
+    assert lockstep.publishes_clock()
