@@ -8,6 +8,7 @@ real-time factor, and the disarmed arm falls under gravity.
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -115,3 +116,28 @@ def test_the_driver_simulates_the_arm_in_mujoco(probe: Probe, start_node: Any) -
     future = disarm.call_async(Trigger.Request())
     assert probe.spin_until(future.done)
     wait(lambda s: abs(s.effort[lift]) == 0.0 and abs(s.velocity[lift]) > 0.05, "the arm falling limp")
+
+
+def test_the_bundled_mujoco_config_runs_bb_arm(probe: Probe, start_node: Any) -> None:
+    """``config/bb_arm_mujoco.yaml`` as a user runs it: the description node publishes the model, the
+    driver takes it, simulates the arm in real time, arms itself and holds the start pose; a command
+    by joint name is followed."""
+    config = ("--params-file", str(REPO_ROOT / "config" / "bb_arm_mujoco.yaml"))
+    ns = f"/t{uuid.uuid4().hex[:10]}"
+    start_node({}, namespace=ns, args=config)  # the description node: robot_description
+    node = start_node({"autostart": True}, namespace=ns, args=config, module="bb_robot.nodes.driver", node="driver")
+    log = node.wait_for_log("active: control loop")
+    assert "backend 'mujoco'" in log and "armed" in log, log
+    states = probe.subscribe(JointState, f"{ns}/joint_states", VOLATILE)
+    start = [0.0, -0.3, 0.6, 0.0, 0.0, 0.0, 0.0]  # mujoco.initial_positions of the file
+
+    def near(target: list[float], tolerance: float) -> bool:
+        return bool(states) and bool(np.abs(positions(states[-1]) - target).max() < tolerance)
+
+    assert probe.spin_until(lambda: near(start, 0.02)), f"the start pose not held:\n{node.log()}"
+    assert all(np.isfinite(states[-1].effort[: len(JOINTS)]))
+    commands = probe.node.create_publisher(JointState, f"{node.name}/joint_commands", VOLATILE)
+    probe.wait_for_subscribers(commands)
+    target = [0.2, -0.5, 0.9, 0.1, -0.2, 0.3, 0.01]
+    commands.publish(JointState(name=list(JOINTS), position=target))
+    assert probe.spin_until(lambda: near(target, 0.02)), f"no joint state near {target}:\n{node.log()}"
