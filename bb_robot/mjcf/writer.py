@@ -38,6 +38,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from bb_robot.errors import BbRobotError
 from bb_robot.mjcf.meshes import MeshResolver, default_resolver, readable
 from bb_robot.model.geometry import Box, Cylinder, Mesh, Origin, Sphere
@@ -237,12 +239,15 @@ class _Writer:
                     f"link '{link.name}' moves but has no mass (no <inertial>): given a negligible mass"
                 )
             return
-        element = ET.SubElement(body, "inertial", mass=_f(inertial.mass))
-        _place(element, inertial.origin)
-        if "pos" not in element.attrib:
-            element.set("pos", "0 0 0")
+        origin = inertial.origin or Origin()
+        element = ET.SubElement(body, "inertial", mass=_f(inertial.mass), pos=_vec(origin.xyz))
         i = inertial.inertia
-        element.set("fullinertia", _vec((i.ixx, i.iyy, i.izz, i.ixy, i.ixz, i.iyz)))
+        tensor = np.array([[i.ixx, i.ixy, i.ixz], [i.ixy, i.iyy, i.iyz], [i.ixz, i.iyz, i.izz]])
+        if any(origin.rpy):  # MJCF takes a full inertia or an orientation, not both: turn it into the link frame
+            rotation = rpy_to_matrix(origin.rpy)
+            tensor = rotation @ tensor @ rotation.T
+        t = tensor
+        element.set("fullinertia", _vec((t[0, 0], t[1, 1], t[2, 2], t[0, 1], t[0, 2], t[1, 2])))
 
     def _subtree_has_mass(self, name: str) -> bool:
         link = self.robot.get_link(name)

@@ -215,3 +215,63 @@ def test_the_convert_command_writes_mjcf(tmp_path: Path, monkeypatch: pytest.Mon
     with pytest.raises(SystemExit) as refused:
         main(["convert", str(bundled_model()), "--to", "mjcf", "--mesh-uris", "file"])
     assert refused.value.code == 2
+
+
+TILTED = """<robot name="tilted">
+  <link name="base"/>
+  <link name="a">
+    <inertial><origin xyz="0.1 0.02 -0.05" rpy="0.4 -0.7 1.1"/><mass value="2.5"/>
+      <inertia ixx="0.03" iyy="0.02" izz="0.012" ixy="0.002" ixz="-0.001" iyz="0.003"/></inertial>
+  </link>
+  <link name="b">
+    <inertial><origin xyz="0 0.2 0.1" rpy="-1.2 0.3 0.5"/><mass value="1.1"/>
+      <inertia ixx="0.01" iyy="0.008" izz="0.006" ixy="0" ixz="0.0005" iyz="0"/></inertial>
+  </link>
+  <joint name="j1" type="revolute"><parent link="base"/><child link="a"/><origin xyz="0 0 0.3" rpy="0.2 0 0"/>
+    <axis xyz="0 1 0"/><limit lower="-2" upper="2" effort="50" velocity="2"/></joint>
+  <joint name="j2" type="revolute"><parent link="a"/><child link="b"/><origin xyz="0.2 0 0" rpy="0 0.5 -0.3"/>
+    <axis xyz="1 1 0"/><limit lower="-2" upper="2" effort="50" velocity="2"/></joint>
+</robot>
+"""
+
+
+def test_rotated_inertials_match_mujocos_urdf_import() -> None:
+    robot = build_robot(parse_string(TILTED))
+    ours = mujoco.MjModel.from_xml_string(robot_to_mjcf(robot, MjcfOptions(floor=False)).text)
+    reference = mujoco.MjModel.from_xml_string(TILTED)
+    ours_data, reference_data = mujoco.MjData(ours), mujoco.MjData(reference)
+    rng = np.random.default_rng(3)
+    for _ in range(5):
+        q, v = rng.uniform(-2, 2, 2), rng.normal(size=2)
+        ours_data.qpos[:], ours_data.qvel[:] = q, v
+        reference_data.qpos[:], reference_data.qvel[:] = q, v
+        mujoco.mj_forward(ours, ours_data)
+        mujoco.mj_forward(reference, reference_data)
+        mass, reference_mass = np.zeros((2, 2)), np.zeros((2, 2))
+        mujoco.mj_fullM(ours, ours_data, mass)
+        mujoco.mj_fullM(reference, reference_data, reference_mass)
+        np.testing.assert_allclose(mass, reference_mass, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(ours_data.qfrc_bias, reference_data.qfrc_bias, rtol=1e-9, atol=1e-12)
+
+
+def test_the_ur3e_world_of_the_corpus_converts_and_loads(
+    corpus_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An SDF world with includes, rotated inertials and meshes it cannot find (not in the corpus)."""
+    from bb_robot.cli.common import load
+    from bb_robot.cli.main import main
+
+    world = corpus_dir / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+    out = tmp_path / "ur3e.xml"
+    assert main(["convert", str(world), "--to", "mjcf", "-o", str(out)]) == 0
+    assert "link 'wrist_3_link': mesh 'model://../vendor/" in capsys.readouterr().err
+    model = mujoco.MjModel.from_xml_path(str(out))
+    assert model.nu == 6 and model.nq == 6
+    # every link's mass but the root's (welded to the world) is on a body
+    robot = load(str(world)).robot
+    masses = [
+        link.inertial.mass
+        for link in robot.links.values()
+        if link.inertial is not None and link.inertial.mass and link.name != robot.root_link
+    ]
+    assert float(model.body_mass[1:].sum()) == pytest.approx(sum(masses), abs=1e-4)
