@@ -115,8 +115,10 @@ def gravity_torques(robot_path: str, rig) -> dict[str, float]:  # type: ignore[n
     return {model.names[j]: float(tau[model.joints[j].idx_v]) for j in range(1, model.njoints)}
 
 
-def test_a_held_arm_pushes_with_pinocchios_gravity_torques() -> None:
-    robot, rig = arm_rig()
+@pytest.mark.parametrize("compensation", [True, False], ids=["gravity compensation", "PD alone"])
+def test_a_held_arm_pushes_with_pinocchios_gravity_torques(compensation: bool) -> None:
+    robot, rig = arm_rig(extra={"gravity_compensation": compensation})
+    start = rig.sample.positions.copy()
     rig.run(3.0)
     sample = rig.sample
     assert np.abs(sample.velocities).max() < 1e-6
@@ -133,6 +135,16 @@ def test_a_held_arm_pushes_with_pinocchios_gravity_torques() -> None:
     assert checked == 6
     # the pose is a real load case: the shoulder carries several N·m
     assert abs(expected["shoulder_lift_joint"]) > 5.0
+    sag = np.abs(sample.positions - start)
+    if compensation:  # the servo adds the gravity torques: no sag
+        assert sag.max() < 1e-6
+    else:  # the PD spring alone holds the weight: it sags by τ / kp
+        kp = rig.backend.gains.kp
+        arm = [i for i, name in enumerate(rig.joints) if name != "left_finger_joint"]
+        np.testing.assert_allclose(
+            (sample.positions - start)[arm], -sample.efforts[arm] / kp[arm], rtol=1e-6, atol=1e-9
+        )
+        assert sag.max() > 1e-3
 
 
 def test_the_arm_holds_armed_and_sags_disarmed() -> None:

@@ -7,14 +7,16 @@ affine bias), clamped to ``±<limit effort>``.  The modes set (per joint, betwee
 ========== ======== ======== ======== =======================================================
 mode        gain     b1       b2       ctrl
 ========== ======== ======== ======== =======================================================
-position    kp       −kp      −kd      q_ref + (kd · v_ref + I · a_ref) / kp
+position    kp       −kp      −kd      q_ref + (kd · v_ref + I · a_ref + g(q)) / kp
 velocity    kv       0        −kv      v
 effort      1        0        0        τ
 limp        0        0        0        0   (disarmed, with ``mujoco.disarmed: limp``)
 ========== ======== ======== ======== =======================================================
 
-so position is a PD servo with velocity and acceleration feed-forward, velocity a damper towards
-the commanded speed, and effort a motor.  Default gains (:func:`default_gains`) make each joint,
+so position is a PD servo with velocity and acceleration feed-forward and gravity compensation
+(``g(q)``: the joint torques that hold the robot's weight at its current pose, updated every
+control cycle; 0 with ``mujoco.gravity_compensation: false``), velocity a damper towards the
+commanded speed, and effort a motor.  Default gains (:func:`default_gains`) make each joint,
 taken alone with the inertia ``I`` it has at the start pose (the diagonal of the joint-space mass
 matrix: the joint's own armature plus everything it carries about its axis), a critically damped
 second-order system of natural frequency ``ω = 2π · bandwidth``:
@@ -107,6 +109,9 @@ def actuator_parameters(modes: npt.NDArray[np.int8], gains: Gains) -> tuple[Floa
     return gain, bias
 
 
-def position_controls(gains: Gains, q_ref: FloatArray, v_ref: FloatArray, a_ref: FloatArray) -> FloatArray:
-    """``ctrl`` of the position mode: the target with the velocity and acceleration feed-forward."""
-    return q_ref + (gains.kd * v_ref + gains.inertia * a_ref) / gains.kp
+def position_controls(
+    gains: Gains, q_ref: FloatArray, v_ref: FloatArray, a_ref: FloatArray, torque: FloatArray | float = 0.0
+) -> FloatArray:
+    """``ctrl`` of the position mode: the target with the velocity and acceleration feed-forward, and
+    ``torque`` (the gravity compensation) added to the servo's force."""
+    return q_ref + (gains.kd * v_ref + gains.inertia * a_ref + torque) / gains.kp

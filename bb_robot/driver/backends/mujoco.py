@@ -94,6 +94,14 @@ class MujocoBackend(Backend):
                 range=(0.0, 100.0),
             ),
             ParameterSpec(
+                "gravity_compensation",
+                True,
+                "Whether the position servos add the gravity torques of the current pose (a PD servo with gravity "
+                "compensation: no sag at rest); effort commands never get it.",
+                type="bool",
+                when="configure",
+            ),
+            ParameterSpec(
                 "kp",
                 [],
                 "Position gains (N·m/rad or N/m), one per driven joint or one for all; empty: from the inertia.",
@@ -148,6 +156,8 @@ class MujocoBackend(Backend):
         self.timestep = float(options.get("timestep", 0.001))
         self.bandwidth = float(options.get("bandwidth", 10.0))
         self.damping_ratio = float(options.get("damping_ratio", 1.0))
+        self.gravity_compensation = bool(options.get("gravity_compensation", True))
+        self._gravity = np.zeros(len(self.joint_names))
         self.disarmed_action = str(options.get("disarmed", "limp"))
         self.floor = str(options.get("floor", "auto"))
         self.self_collide = bool(options.get("self_collide", False))
@@ -239,6 +249,14 @@ class MujocoBackend(Backend):
         except ValueError as error:
             raise BackendError(f"MuJoCo refused the model of robot '{self.robot.name}': {error}") from None
         data = mujoco.MjData(model)
+        self._scratch = mujoco.MjData(model)  # for the gravity torques (zero velocity)
+        self._bias = np.zeros(model.nv)
+        # A mimic joint's load reaches its leader through the equality constraint: multiplier · torque.
+        self._mimic_loads = [
+            (self.joint_names.index(j.mimic.joint), int(model.joint(j.name).dofadr[0]), j.mimic.multiplier)
+            for j in self.robot.joints_in_order()
+            if j.mimic is not None and j.mimic.joint in self.joint_names and j.name in _joint_names(model)
+        ]
         self._mj = mujoco
         self.model, self.data = model, data
         self._qadr = np.array([model.joint(n).qposadr[0] for n in self.joint_names], dtype=np.intp)
@@ -396,7 +414,8 @@ class MujocoBackend(Backend):
                 s = self.sim_time_ns() * 1e-9 - self._ref_time
                 q = self._q_ref + s * (self._v_ref + 0.5 * s * self._a_ref)
                 v = self._v_ref + s * self._a_ref
-                data.ctrl[ids] = servos.position_controls(self.gains, q, v, self._a_ref)[mask]  # type: ignore[union-attr]
+                controls = servos.position_controls(self.gains, q, v, self._a_ref, self._gravity)
+                data.ctrl[ids] = controls[mask]  # type: ignore[union-attr]
                 mj.mj_step(model, data)  # type: ignore[attr-defined]
                 self._steps += 1
         self._physics_ns += time.perf_counter_ns() - started
@@ -423,10 +442,28 @@ class MujocoBackend(Backend):
         self._a_ref = np.where(position & (acceleration == acceleration), acceleration, 0.0)
         self._ref_time = self.sim_time_ns() * 1e-9
         self._moving_ref = bool(self._v_ref.any() or self._a_ref.any())
-        ctrl = np.where(position, servos.position_controls(gains, self._q_ref, self._v_ref, self._a_ref), 0.0)
+        if self.gravity_compensation and position.any():
+            self._gravity = self._gravity_torques()
+        ctrl = np.where(
+            position, servos.position_controls(gains, self._q_ref, self._v_ref, self._a_ref, self._gravity), 0.0
+        )
         ctrl = np.where(wanted == servos.VELOCITY, velocity, ctrl)
         ctrl = np.where(wanted == servos.EFFORT, command.effort, ctrl)
         data.ctrl[self._actuators] = ctrl
+
+    def _gravity_torques(self) -> np.ndarray:
+        """The driven joints' gravity torques at the current pose (MuJoCo's RNE at zero velocity)."""
+        mj, model, data, scratch = self._mj, self.model, self.data, self._scratch
+        assert data is not None
+        scratch.qpos[:] = data.qpos
+        scratch.qvel[:] = 0.0
+        mj.mj_kinematics(model, scratch)  # type: ignore[attr-defined]
+        mj.mj_comPos(model, scratch)  # type: ignore[attr-defined]
+        mj.mj_rne(model, scratch, 0, self._bias)  # type: ignore[attr-defined]
+        torques = self._bias[self._dadr].copy()
+        for leader, dof, multiplier in self._mimic_loads:
+            torques[leader] += multiplier * self._bias[dof]
+        return torques
 
     def _set_modes(self, modes: np.ndarray) -> None:
         if np.array_equal(modes, self._servo_modes):
@@ -440,6 +477,10 @@ class MujocoBackend(Backend):
         if self.data is not None:
             self.data.ctrl[ids[modes == servos.LIMP]] = 0.0
         self._servo_modes = modes.astype(np.int8).copy()
+
+
+def _joint_names(model: mujoco.MjModel) -> set[str]:
+    return {model.joint(i).name for i in range(model.njnt)}
 
 
 BACKEND = MujocoBackend
