@@ -96,8 +96,8 @@ def arm_rig(armed: bool = True, disarmed: str = "limp", extra: dict | None = Non
     return robot, make_rig(robot, {"initial_positions": start, "disarmed": disarmed, **(extra or {})}, armed=armed)
 
 
-def gravity_torques(robot_path: str, rig) -> dict[str, float]:  # type: ignore[no-untyped-def]
-    """Pinocchio's RNEA at zero velocity and acceleration, at MuJoCo's current configuration."""
+def pinocchio_at(robot_path: str, rig):  # type: ignore[no-untyped-def]
+    """Pinocchio's model, data and configuration of the URDF at MuJoCo's current configuration."""
     pin = pytest.importorskip("pinocchio")
     model = pin.buildModelFromUrdf(robot_path)
     data = model.createData()
@@ -111,8 +111,37 @@ def gravity_torques(robot_path: str, rig) -> dict[str, float]:  # type: ignore[n
             q[joint.idx_q : joint.idx_q + 2] = (math.cos(value), math.sin(value))
         else:
             q[joint.idx_q] = value
+    return pin, model, data, q
+
+
+def gravity_torques(robot_path: str, rig) -> dict[str, float]:  # type: ignore[no-untyped-def]
+    """Pinocchio's RNEA at zero velocity and acceleration, at MuJoCo's current configuration."""
+    pin, model, data, q = pinocchio_at(robot_path, rig)
     tau = pin.rnea(model, data, q, np.zeros(model.nv), np.zeros(model.nv))
     return {model.names[j]: float(tau[model.joints[j].idx_v]) for j in range(1, model.njoints)}
+
+
+def test_the_default_gains_follow_the_inertia_pinocchio_computes_at_the_current_pose() -> None:
+    _, rig = arm_rig()
+    lift = rig.joints.index("shoulder_lift_joint")
+    pan = rig.joints.index("shoulder_pan_joint")
+    upright = 0.0
+    for target in ([0.0] * 7, [0.3, 1.4, 0.2, 0.4, 0.2, 0.1, 0.02]):  # upright, then stretched out
+        rig.command(CommandMode.POSITION, target)
+        rig.run(1.5)
+        pin, model, data, q = pinocchio_at(str(bundled_model()), rig)
+        mass = pin.crba(model, data, q)
+        omega = 2 * math.pi * 10.0
+        for index, name in enumerate(rig.joints):
+            if name == "left_finger_joint":
+                continue  # its mimic twin moves with it: MuJoCo's constraint, not Pinocchio's tree
+            inertia = mass[model.joints[model.getJointId(name)].idx_v, model.joints[model.getJointId(name)].idx_v]
+            assert rig.backend.gains.inertia[index] == pytest.approx(inertia, rel=1e-4), name
+            assert rig.backend.gains.kp[index] == pytest.approx(inertia * omega**2, rel=1e-4), name
+        upright = upright or float(rig.backend.gains.kp[pan])
+    # stretched out, the base joint carries far more than upright
+    assert rig.backend.gains.kp[pan] > 10 * upright
+    assert rig.sample.positions[lift] == pytest.approx(1.4, abs=1e-3)
 
 
 @pytest.mark.parametrize("compensation", [True, False], ids=["gravity compensation", "PD alone"])

@@ -17,10 +17,11 @@ so position is a PD servo with velocity and acceleration feed-forward and gravit
 (``g(q)``: the joint torques that hold the robot's weight at its current pose, updated every
 control cycle; 0 with ``mujoco.gravity_compensation: false``), velocity a damper towards the
 commanded speed, and effort a motor.  Default gains (:func:`default_gains`) make each joint,
-taken alone with the inertia ``I`` it has at the start pose (the diagonal of the joint-space mass
-matrix: the joint's own armature plus everything it carries about its axis), a critically damped
-second-order system of natural frequency ``ω = 2π · bandwidth``:
-``kp = I ω²``, ``kd = 2 ζ I ω`` (``ζ`` the damping ratio, 1), and ``kv = kd``.
+taken alone with the inertia ``I`` it has at the current pose (the diagonal of the joint-space mass
+matrix: everything the joint carries, about its axis; updated every control cycle, so that an arm
+stretched out is as stiff as a folded one), a critically damped second-order system of natural
+frequency ``ω = 2π · bandwidth``: ``kp = I ω²``, ``kd = 2 ζ I ω`` (``ζ`` the damping ratio, 1),
+and ``kv = kd``.
 """
 
 from __future__ import annotations
@@ -68,28 +69,61 @@ def default_gains(inertia: FloatArray, bandwidth: float, damping_ratio: float) -
     return Gains(kp, kd, kd.copy(), inertia)
 
 
-def override(
-    gains: Gains, names: Sequence[str], kp: Sequence[float], kd: Sequence[float], kv: Sequence[float]
-) -> Gains:
-    """``gains`` with the values given by parameter (each list empty, or one value per joint, or one
-    value for every joint); raises :class:`BackendError` naming the parameter for a bad list."""
-    result = {"kp": gains.kp.copy(), "kd": gains.kd.copy(), "kv": gains.kv.copy()}
-    for key, values in (("kp", kp), ("kd", kd), ("kv", kv)):
-        if not values:
-            continue
-        array = np.asarray(list(values), dtype=np.float64)
-        if len(array) not in (1, len(names)):
-            raise BackendError(
-                f"mujoco.{key} has {len(array)} values for {len(names)} joints ({', '.join(names)}); "
-                "give one per joint, or one for all"
-            )
-        if not (np.isfinite(array).all() and (array >= 0).all()):
-            raise BackendError(f"mujoco.{key} must hold finite values ≥ 0, not {list(values)}")
-        result[key] = np.broadcast_to(array, (len(names),)).astype(np.float64)
-    if (result["kp"] <= 0).any():
-        bad = [names[int(i)] for i in np.flatnonzero(result["kp"] <= 0)]
-        raise BackendError(f"the position gain kp of {', '.join(bad)} is 0: set mujoco.kp or mujoco.bandwidth")
-    return Gains(result["kp"], result["kd"], result["kv"], gains.inertia)
+@dataclass(frozen=True, eq=False)
+class GainRule:
+    """How the gains are chosen: :func:`default_gains` of the joints' inertia, except where
+    ``kp`` / ``kd`` / ``kv`` fix them (arrays, one per joint; ``None``: from the inertia)."""
+
+    bandwidth: float
+    damping_ratio: float
+    kp: FloatArray | None = None
+    kd: FloatArray | None = None
+    kv: FloatArray | None = None
+
+    @classmethod
+    def from_parameters(
+        cls,
+        names: Sequence[str],
+        bandwidth: float,
+        damping_ratio: float,
+        kp: Sequence[float],
+        kd: Sequence[float],
+        kv: Sequence[float],
+    ) -> GainRule:
+        """The rule of the ``mujoco.*`` parameters (each gain list empty, one value per joint, or one
+        for all); raises :class:`BackendError` naming the parameter for a bad list."""
+        fixed: dict[str, FloatArray | None] = {}
+        for key, values in (("kp", kp), ("kd", kd), ("kv", kv)):
+            if not values:
+                fixed[key] = None
+                continue
+            array = np.asarray(list(values), dtype=np.float64)
+            if len(array) not in (1, len(names)):
+                raise BackendError(
+                    f"mujoco.{key} has {len(array)} values for {len(names)} joints ({', '.join(names)}); "
+                    "give one per joint, or one for all"
+                )
+            if not (np.isfinite(array).all() and (array >= 0).all()):
+                raise BackendError(f"mujoco.{key} must hold finite values ≥ 0, not {list(values)}")
+            fixed[key] = np.broadcast_to(array, (len(names),)).astype(np.float64)
+        return cls(bandwidth, damping_ratio, fixed["kp"], fixed["kd"], fixed["kv"])
+
+    @property
+    def follows_inertia(self) -> bool:
+        """Whether some gain comes from the inertia (and so changes with the pose)."""
+        return self.kp is None or self.kd is None or self.kv is None
+
+    def gains(self, inertia: FloatArray, names: Sequence[str]) -> Gains:
+        """The gains for joints of effective inertia ``inertia``; raises :class:`BackendError` when a
+        position gain comes out 0 (a joint without inertia and no ``mujoco.kp``)."""
+        derived = default_gains(inertia, self.bandwidth, self.damping_ratio)
+        kp = derived.kp if self.kp is None else self.kp
+        kd = derived.kd if self.kd is None else self.kd
+        kv = derived.kv if self.kv is None else self.kv
+        if (kp <= 0).any():
+            bad = [names[int(i)] for i in np.flatnonzero(kp <= 0)]
+            raise BackendError(f"the position gain kp of {', '.join(bad)} is 0: set mujoco.kp")
+        return Gains(kp, kd, kv, derived.inertia)
 
 
 def actuator_parameters(modes: npt.NDArray[np.int8], gains: Gains) -> tuple[FloatArray, FloatArray]:

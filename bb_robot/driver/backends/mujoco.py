@@ -80,7 +80,7 @@ class MujocoBackend(Backend):
                 "bandwidth",
                 10.0,
                 "Natural frequency (Hz) of the default position servos: kp = I·(2π·bandwidth)², "
-                "kd = 2·ζ·I·2π·bandwidth, I the joint's inertia at the start pose.",
+                "kd = 2·ζ·I·2π·bandwidth, I the joint's inertia at the current pose (updated every cycle).",
                 type="double",
                 when="configure",
                 range=(0.01, 1000.0),
@@ -162,7 +162,10 @@ class MujocoBackend(Backend):
         self.floor = str(options.get("floor", "auto"))
         self.self_collide = bool(options.get("self_collide", False))
         self.max_gap = float(options.get("max_gap", 0.1))
-        self._gain_options = (
+        self.gain_rule = servos.GainRule.from_parameters(
+            self.joint_names,
+            self.bandwidth,
+            self.damping_ratio,
             list(options.get("kp", []) or []),
             list(options.get("kd", []) or []),
             list(options.get("kv", []) or []),
@@ -266,13 +269,8 @@ class MujocoBackend(Backend):
         data.qpos[self._qadr] = start
         self._place_mimics(model, data)
         mujoco.mj_forward(model, data)
-        mass = np.zeros((model.nv, model.nv))
-        mujoco.mj_fullM(model, data, mass)
-        inertia = mass[self._dadr, self._dadr].copy()
-        kp, kd, kv = self._gain_options
-        self.gains = servos.override(
-            servos.default_gains(inertia, self.bandwidth, self.damping_ratio), self.joint_names, kp, kd, kv
-        )
+        self._mass = np.zeros((model.nv, model.nv))
+        self.gains = self.gain_rule.gains(self._inertia(), self.joint_names)
         self._apply_effort_limits()
         self._q_ref = start.copy()
         self._v_ref[:] = 0.0
@@ -433,6 +431,9 @@ class MujocoBackend(Backend):
             wanted[position_like & np.isfinite(command.position)] = servos.POSITION
             wanted[modes == _VELOCITY] = servos.VELOCITY
             wanted[modes == _EFFORT] = servos.EFFORT
+        if self.gain_rule.follows_inertia and (wanted == servos.POSITION).any() | (wanted == servos.VELOCITY).any():
+            gains = self.gains = self.gain_rule.gains(self._inertia(), self.joint_names)
+            self._servo_modes[:] = -1  # the actuators take the new gains
         self._set_modes(wanted)
         position = wanted == servos.POSITION
         velocity, acceleration = command.velocity, command.acceleration
@@ -450,6 +451,11 @@ class MujocoBackend(Backend):
         ctrl = np.where(wanted == servos.VELOCITY, velocity, ctrl)
         ctrl = np.where(wanted == servos.EFFORT, command.effort, ctrl)
         data.ctrl[self._actuators] = ctrl
+
+    def _inertia(self) -> np.ndarray:
+        """Each driven joint's effective inertia at the current pose (the mass matrix's diagonal)."""
+        self._mj.mj_fullM(self.model, self.data, self._mass)  # type: ignore[attr-defined]
+        return self._mass[self._dadr, self._dadr].copy()
 
     def _gravity_torques(self) -> np.ndarray:
         """The driven joints' gravity torques at the current pose (MuJoCo's RNE at zero velocity)."""
