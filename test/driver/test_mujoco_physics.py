@@ -293,3 +293,18 @@ def test_real_time_follows_the_loops_clock_and_lockstep_one_period_per_cycle() -
         lockstep.read(start + k * 123_456_789)  # whatever the wall clock says
     assert lockstep.sim_time_ns() == 4 * 2_000_000
     assert lockstep.publishes_clock()
+
+
+def test_an_unstable_simulation_is_reported() -> None:
+    from bb_robot.driver.backends.base import HealthLevel
+
+    # a stiff servo without an effort limit worth the name, on a light bob, with a long time step
+    stiff = pendulum(0.1, 0.01, 0.01).to_model()
+    stiff = stiff.with_parameters({("joints", "swing", "limit", "effort"): 1e12})
+    rig = make_rig(stiff, {"kp": [1e12], "kd": [0.0], "timestep": 0.01, "initial_positions": [0.5]})
+    assert rig.backend.health().level == HealthLevel.OK
+    rig.command(CommandMode.POSITION, [-0.5])
+    rig.run(0.5)
+    health = rig.backend.health()
+    assert health.level == HealthLevel.WARN and "went unstable" in health.message
+    assert int(health.values["unstable resets"]) >= 1

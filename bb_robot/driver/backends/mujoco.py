@@ -34,6 +34,7 @@ from bb_robot.driver.backends.base import (
     BackendContext,
     Capabilities,
     Health,
+    HealthLevel,
     JointSample,
     ParameterSpec,
 )
@@ -322,10 +323,20 @@ class MujocoBackend(Backend):
             self._rtf = (sim - mark[1]) / (now - mark[0])
         self._rtf_mark = (now, sim)
         steps_per_second = self._steps / (self._physics_ns * 1e-9) if self._physics_ns else float("nan")
+        resets = self._resets()
+        level, message = HealthLevel.OK, f"simulated ({'lockstep' if self.lockstep else 'real time'})"
+        if resets:
+            level = HealthLevel.WARN
+            message = (
+                f"the simulation went unstable: MuJoCo reset its state {resets} times (lower mujoco.bandwidth "
+                "or mujoco.timestep, or set smaller gains)"
+            )
         return Health(
             connected=True,
-            message=f"simulated ({'lockstep' if self.lockstep else 'real time'})",
+            level=level,
+            message=message,
             values={
+                "unstable resets": str(resets),
                 "time": "lockstep" if self.lockstep else "real time",
                 "real-time factor": f"{self._rtf:.3f}",
                 "simulated time (s)": f"{sim * 1e-9:.3f}",
@@ -337,6 +348,15 @@ class MujocoBackend(Backend):
                 "model warnings": str(len(self.warnings)),
             },
         )
+
+    def _resets(self) -> int:
+        """How many times MuJoCo found a non-finite state and reset the simulation."""
+        data, mj = self.data, self._mj
+        if data is None:
+            return 0
+        kinds = mj.mjtWarning  # type: ignore[attr-defined]
+        bad = (kinds.mjWARN_BADQACC, kinds.mjWARN_BADQPOS, kinds.mjWARN_BADQVEL)
+        return sum(int(data.warning[int(kind)].number) for kind in bad)
 
     def set_armed(self, armed: bool) -> None:
         self._armed = armed
