@@ -152,26 +152,28 @@ class MujocoBackend(Backend):
 
     def __init__(self, context: BackendContext) -> None:
         super().__init__(context)
-        options = context.options
-        self.lockstep = bool(options.get("lockstep", False))
-        self.timestep = float(options.get("timestep", 0.001))
-        self.bandwidth = float(options.get("bandwidth", 10.0))
-        self.damping_ratio = float(options.get("damping_ratio", 1.0))
-        self.gravity_compensation = bool(options.get("gravity_compensation", True))
+        # Each parameter's value, else its declared default (one copy of each default: the spec's).
+        given = {name: value for name, value in context.options.items() if value is not None}
+        options = {spec.name: spec.default for spec in self.parameters()} | given
+        self.lockstep = bool(options["lockstep"])
+        self.timestep = float(options["timestep"])
+        self.bandwidth = float(options["bandwidth"])
+        self.damping_ratio = float(options["damping_ratio"])
+        self.gravity_compensation = bool(options["gravity_compensation"])
         self._gravity = np.zeros(len(self.joint_names))
-        self.disarmed_action = str(options.get("disarmed", "limp"))
-        self.floor = str(options.get("floor", "auto"))
-        self.self_collide = bool(options.get("self_collide", False))
-        self.max_gap = float(options.get("max_gap", 0.1))
+        self.disarmed_action = str(options["disarmed"])
+        self.floor = str(options["floor"])
+        self.self_collide = bool(options["self_collide"])
+        self.max_gap = float(options["max_gap"])
         self.gain_rule = servos.GainRule.from_parameters(
             self.joint_names,
             self.bandwidth,
             self.damping_ratio,
-            list(options.get("kp", []) or []),
-            list(options.get("kd", []) or []),
-            list(options.get("kv", []) or []),
+            list(options["kp"]),
+            list(options["kd"]),
+            list(options["kv"]),
         )
-        self._initial = list(options.get("initial_positions", []) or [])
+        self._initial = list(options["initial_positions"])
         if self.disarmed_action not in ("limp", "hold"):
             raise BackendError(f"mujoco.disarmed is 'limp' or 'hold', not '{self.disarmed_action}'")
         if self.floor not in ("auto", "true", "false"):
