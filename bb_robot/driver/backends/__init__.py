@@ -3,6 +3,8 @@
 - ``sim`` (:mod:`~bb_robot.driver.backends.sim`): the embedded kinematic simulator, the default.
 - ``actuators`` (:mod:`~bb_robot.driver.backends.actuators`): servos behind ROS topics named by
   actuator paths, through simple transmissions (``docs/nodes/actuators.md``).
+- ``mujoco`` (:mod:`~bb_robot.driver.backends.mujoco`): the robot in MuJoCo physics inside the
+  driver, with effort control (``docs/nodes/mujoco.md``; needs ``pip install mujoco``).
 
 A module here that defines ``BACKEND`` is selectable by its file name (``backend: <name>``)
 without any other change; see :func:`~bb_robot.driver.backends.base.backend_class`.
