@@ -254,6 +254,10 @@ class MujocoBackend(Backend):
             model = mujoco.MjModel.from_xml_string(document.text)
         except ValueError as error:
             raise BackendError(f"MuJoCo refused the model of robot '{self.robot.name}': {error}") from None
+        # MuJoCo's warnings (an unstable state, a full contact buffer) to the driver's log, not to a
+        # MUJOCO_LOG.TXT in the working directory (the handler is the process's: one driver per process).
+        logger = self.logger
+        mujoco.set_mju_user_warning(lambda text: logger.warning(f"mujoco: {text}"))
         data = mujoco.MjData(model)
         self._scratch = mujoco.MjData(model)  # for the gravity torques (zero velocity)
         self._bias = np.zeros(model.nv)
