@@ -141,3 +141,38 @@ def test_the_bundled_mujoco_config_runs_bb_arm(probe: Probe, start_node: Any) ->
     target = [0.2, -0.5, 0.9, 0.1, -0.2, 0.3, 0.01]
     commands.publish(JointState(name=list(JOINTS), position=target))
     assert probe.spin_until(lambda: near(target, 0.02)), f"no joint state near {target}:\n{node.log()}"
+
+
+def test_a_follow_joint_trajectory_goal_succeeds_within_bb_arm_yaml_tolerances(
+    probe: Probe, start_node: Any, tmp_path: Path
+) -> None:
+    """``config/bb_arm.yaml`` (the simulator's tolerances and limits) with ``backend: mujoco`` and the
+    default gains, as ``bb-robot up --backend mujoco --demo`` runs it: a FollowJointTrajectory goal
+    through half of every joint's range succeeds."""
+    import yaml
+    from control_msgs.action import FollowJointTrajectory
+    from rclpy.action import ActionClient
+
+    config = yaml.safe_load((REPO_ROOT / "config" / "bb_arm.yaml").read_text())
+    config["/**/driver"]["ros__parameters"].update(backend="mujoco", model=str(BB_ARM), auto_arm=True)
+    params = tmp_path / "bb_arm_on_mujoco.yaml"
+    params.write_text(yaml.safe_dump(config))
+    args = ("--params-file", str(params))
+    node = start_node({"autostart": True}, args=args, module="bb_robot.nodes.driver", node="driver")
+    log = node.wait_for_log("active: control loop")
+    assert "backend 'mujoco'" in log, log
+    action = ActionClient(probe.node, FollowJointTrajectory, f"{node.name}/follow_joint_trajectory")
+    assert probe.spin_until(action.server_is_ready), f"no action server:\n{node.log()}"
+    message = JointTrajectory(joint_names=list(JOINTS))
+    for seconds, fraction in ((4, 0.25), (8, 0.75)):
+        # from the upright start through a quarter and three quarters of each joint's range
+        lows = [-3.14159, -2.0, -2.6, -3.14159, -3.14159, -6.28318, 0.0]
+        highs = [3.14159, 2.0, 2.6, 3.14159, 3.14159, 6.28318, 0.04]
+        positions = [lo + fraction * (hi - lo) for lo, hi in zip(lows, highs, strict=True)]
+        message.points.append(JointTrajectoryPoint(positions=positions, time_from_start=Duration(sec=seconds)))
+    sent = action.send_goal_async(FollowJointTrajectory.Goal(trajectory=message))
+    assert probe.spin_until(sent.done) and sent.result().accepted
+    result = sent.result().get_result_async()
+    assert probe.spin_until(result.done, TIMEOUT), f"no result:\n{node.log()}"
+    outcome = result.result().result
+    assert outcome.error_code == FollowJointTrajectory.Result.SUCCESSFUL, (outcome.error_string, node.log())
