@@ -188,6 +188,10 @@ class DriverCore:
         asks for real-time scheduling (see :mod:`bb_robot.driver.loop`)."""
         if self._thread is not None:
             raise RuntimeError("the loop is already running")
+        try:
+            self.backend.set_armed(self.arming.armed)  # the backend learns the arming state it starts in
+        except Exception as error:  # noqa: BLE001
+            self._log("warning", f"backend '{self.backend.name}' failed to take the arming state: {error!r}")
         self.backend.start()
         self._loop = RateLoop(rate, self._clock, priority)
         self._samples.thread_priority = 1 if priority > 0 else 0

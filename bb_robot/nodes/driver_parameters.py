@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.node import Node
+from rclpy.parameter import Parameter
 
 from bb_robot.common.parameters import ParameterValue, initial_value
 from bb_robot.driver import limits as joint_limits
@@ -20,7 +21,7 @@ from bb_robot.driver.snapshot import CoreSettings
 from bb_robot.driver.tolerances import ToleranceDefaults
 from bb_robot.driver.trajectory import TrajectoryOptions
 from bb_robot.model.robot import Robot
-from bb_robot.ros.parameters import descriptor
+from bb_robot.ros.parameters import declared_value, descriptor
 
 #: The model's bound parameters (Robot.param_subscriptions) start with these.
 BOUND_PREFIXES = ("joints.", "transmissions.")
@@ -83,14 +84,16 @@ class DriverParameters:
         names = []
         for spec in backend.parameters():
             name = f"{prefix}.{spec.name}"
-            self._node.declare_parameter(name, initial_value(spec), descriptor(spec, name))
+            self._node.declare_parameter(name, declared_value(spec), descriptor(spec, name))
             names.append(name)
         return names
 
     def backend_options(self, names: Sequence[str]) -> dict[str, ParameterValue | None]:
         """The backend's parameters by their own name (without the ``<backend>.`` prefix; backend
         names have no dot)."""
-        return {name.split(".", 1)[1]: self.value(name) for name in names}
+        # An array never set (declared by its type alone, see declared_value) reads as None.
+        unset = Parameter("unset", value=None)
+        return {name.split(".", 1)[1]: self._node.get_parameter_or(name, unset).value for name in names}
 
     def declare_joint_parameters(
         self, joints: Sequence[str], robot: Robot, declared: list[str], bound: dict[str, float]

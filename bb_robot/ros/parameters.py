@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from rcl_interfaces.msg import FloatingPointRange, ParameterDescriptor, ParameterType
+from rclpy.parameter import Parameter
 
-from bb_robot.common.parameters import ParameterSpec
+from bb_robot.common.parameters import ParameterSpec, ParameterValue, initial_value
 
 _TYPES = {
     "string": ParameterType.PARAMETER_STRING,
@@ -35,3 +36,24 @@ def descriptor(spec: ParameterSpec, name: str | None = None) -> ParameterDescrip
     if spec.range is not None and spec.type == "double":
         result.floating_point_range = [FloatingPointRange(from_value=spec.range[0], to_value=spec.range[1])]
     return result
+
+
+def declared_value(spec: ParameterSpec) -> ParameterValue | Parameter.Type:
+    """What ``spec`` is declared with: its initial value, or for an empty array its type alone.
+
+    rclpy takes ``[]`` for a byte array, so a parameter declared with ``[]`` would refuse the list
+    of doubles or strings a parameter file gives it; declared by type, it has no value until one
+    is set (read it with ``get_parameter_or``).
+
+    Args:
+        spec: The parameter.
+
+    Returns:
+        The value, or ``Parameter.Type.DOUBLE_ARRAY`` / ``STRING_ARRAY``.
+    """
+    value = initial_value(spec)
+    if value == [] and spec.type == "double_array":
+        return Parameter.Type.DOUBLE_ARRAY
+    if value == [] and spec.type == "string_array":
+        return Parameter.Type.STRING_ARRAY
+    return value

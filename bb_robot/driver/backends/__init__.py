@@ -5,6 +5,8 @@
   actuator paths, through simple transmissions (``docs/nodes/actuators.md``).
 - ``gazebo`` (:mod:`~bb_robot.driver.backends.gazebo`): Gazebo Harmonic over gz-transport
   (``docs/nodes/gazebo.md``).
+- ``mujoco`` (:mod:`~bb_robot.driver.backends.mujoco`): the robot in MuJoCo physics inside the
+  driver, with effort control (``docs/nodes/mujoco.md``; needs ``pip install mujoco``).
 
 None imports ROS: what a backend needs of ROS it asks of its host
 (:mod:`~bb_robot.driver.backends.host`), which the driver node implements.

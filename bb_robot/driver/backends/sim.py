@@ -26,6 +26,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bb_robot.common.parameters import configure_parameter
+from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
     Backend,
     BackendCommand,
@@ -52,13 +53,7 @@ class SimBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            configure_parameter(
-                "initial_positions",
-                [],
-                "Start positions of the simulated joints, in the driver's joint order. Empty: each joint at 0, "
-                "or at the nearest end of its command range when 0 lies outside it.",
-                "double_array",
-            ),
+            INITIAL_POSITIONS,
             configure_parameter(
                 "max_step",
                 0.005,
@@ -66,12 +61,7 @@ class SimBackend(Backend):
                 "integrated in several steps).",
                 "double",
             ),
-            configure_parameter(
-                "max_gap",
-                0.1,
-                "A time between two reads longer than this (seconds) is not integrated: the loop was stopped.",
-                "double",
-            ),
+            MAX_GAP,
         )
 
     def __init__(self, context: BackendContext) -> None:
@@ -100,18 +90,7 @@ class SimBackend(Backend):
     # ---------------------------------------------------------------- lifecycle
     def connect(self, timeout: float) -> None:
         n = len(self.joint_names)
-        if self._initial:
-            if len(self._initial) != n:
-                raise BackendError(
-                    f"sim.initial_positions has {len(self._initial)} values for {n} joints "
-                    f"({', '.join(self.joint_names)})"
-                )
-            start = np.array(self._initial, dtype=np.float64)
-            if not np.isfinite(start).all():
-                raise BackendError("sim.initial_positions holds a non-finite value")
-        else:
-            start = np.zeros(n)
-        start = np.clip(start, self.limits.command_lower, self.limits.command_upper)
+        start = start_positions(self._initial, self.limits, self.joint_names, self.name)
         self._position = start
         self._velocity = np.zeros(n)
         self._target = start.copy()
