@@ -9,9 +9,15 @@ Always rejected: a NaN or infinite value; an array of the wrong length; an unkno
 or mimic joint name; an empty command; a mode the backend does not support (e.g. effort on
 the simulator).  Outside the limits (position: the command range of
 :class:`~bb_robot.driver.limits.JointLimitTable`, i.e. the soft limits where present;
-velocity and effort: their maxima) a value is clamped to the limit (``limit_policy:
-clamp``, reported in :attr:`JointCommand.clamped`) or the whole command is rejected
-(``limit_policy: reject``).
+velocity and effort: their maxima), by ``limit_policy``:
+
+- ``clamp_near`` (the default): a value within the :class:`~bb_robot.driver.limits.ClampMargins`
+  of its limit (0.1 rad, 0.01 m, 10 % of a velocity or effort limit) is clamped to it; one
+  further out is garbage or a unit mistake and the whole command is rejected;
+- ``clamp``: clamped at any distance;
+- ``reject``: the whole command is rejected.
+
+A clamped value is reported in :attr:`JointCommand.clamped`.
 """
 
 from __future__ import annotations
@@ -25,12 +31,13 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.driver.errors import CommandRejected
-from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.limits import ClampMargins, JointLimitTable
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
 
-LIMIT_POLICIES = ("clamp", "reject")
+LIMIT_POLICIES = ("clamp_near", "clamp", "reject")
+DEFAULT_MARGINS = ClampMargins()
 
 
 class CommandMode(IntEnum):
@@ -89,7 +96,8 @@ class CommandValidator:
         limits: JointLimitTable,
         supported: frozenset[CommandMode],
         *,
-        policy: str = "clamp",
+        policy: str = "clamp_near",
+        margins: ClampMargins = DEFAULT_MARGINS,
         backend: str = "backend",
         mimic: Mapping[str, str] | None = None,
     ) -> None:
@@ -99,9 +107,21 @@ class CommandValidator:
         self.backend = backend
         self.mimic = dict(mimic or {})
         self._cache: dict[tuple[str, ...], IntArray | CommandRejected] = {}
+        self.margins = margins
+        self.limits: JointLimitTable = limits
         self.update(limits, policy)
 
-    def update(self, limits: JointLimitTable | None = None, policy: str | None = None) -> None:
+    def update(
+        self, limits: JointLimitTable | None = None, policy: str | None = None, margins: ClampMargins | None = None
+    ) -> None:
+        """Replace the limits, the policy or the clamp margins (``None``: keep).
+
+        Raises:
+            ValueError: The limits are for other joints, or the policy is not one of :data:`LIMIT_POLICIES`.
+        """
+        if margins is not None:
+            self.margins = margins
+            limits = limits if limits is not None else self.limits
         if limits is not None:
             if limits.names != self.names:
                 raise ValueError("the limits are for other joints")
@@ -110,6 +130,12 @@ class CommandValidator:
                 CommandMode.POSITION: (limits.command_lower, limits.command_upper),
                 CommandMode.VELOCITY: (-limits.velocity, limits.velocity),
                 CommandMode.EFFORT: (-limits.effort, limits.effort),
+            }
+            relative = self.margins.relative
+            self._margin = {
+                CommandMode.POSITION: limits.position_margins(self.margins),
+                CommandMode.VELOCITY: relative * limits.velocity,
+                CommandMode.EFFORT: relative * limits.effort,
             }
         if policy is not None:
             if policy not in LIMIT_POLICIES:
@@ -226,6 +252,20 @@ class CommandValidator:
                 raise CommandRejected(
                     "limit", f"{_UNITS[mode]} outside the joint limits (limit_policy: reject): {text}"
                 )
+            if self.policy == "clamp_near":
+                margin = self._margin[mode][indices]
+                far = (values < low - margin) | (values > high + margin)
+                if far.any():
+                    text = ", ".join(
+                        f"{self.names[indices[k]]} {values[k]:g} outside [{_bound(low[k]):s}, {_bound(high[k]):s}] "
+                        f"by more than {margin[k]:g}"
+                        for k in np.flatnonzero(far)
+                    )
+                    raise CommandRejected(
+                        "limit",
+                        f"{_UNITS[mode]} too far outside the joint limits to be clamped (limit_policy: clamp_near, "
+                        f"clamp_margin.*): {text}; a unit mistake (degrees for radians)?",
+                    )
             values, clamped = applied, details
         return JointCommand(mode, indices, values, source, received_ns, clamped)
 

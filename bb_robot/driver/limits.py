@@ -26,7 +26,8 @@ wider value is ignored with a warning.  Acceleration limits, which URDF and SDF 
 from the overrides alone; a joint without one accelerates without limit.
 
 Position commands are bounded by the *command range*: the hard limits, narrowed to the
-``<safety_controller>`` soft limits where the model has them.
+``<safety_controller>`` soft limits where the model has them.  How far outside its limits a
+command may be and still be clamped, instead of rejected, is a :class:`ClampMargins`.
 """
 
 from __future__ import annotations
@@ -99,6 +100,8 @@ class JointLimitTable:
     effort: FloatArray
     #: Which limit of each joint came from where, for diagnostics (``{"elbow_joint": {"velocity": "urdf"}}``).
     sources: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    #: The joints' types (``revolute``, ``continuous``, ``prismatic``), in ``names`` order (empty: unknown).
+    kinds: tuple[str, ...] = ()
 
     @property
     def command_lower(self) -> FloatArray:
@@ -110,6 +113,18 @@ class JointLimitTable:
 
     def index(self, name: str) -> int:
         return self.names.index(name)
+
+    def position_margins(self, margins: ClampMargins) -> FloatArray:
+        """Per joint, how far outside its command range a position is still clamped (rad or m).
+
+        Args:
+            margins: The margins by joint type.
+
+        Returns:
+            ``margins.prismatic`` for prismatic joints, ``margins.revolute`` for the others.
+        """
+        kinds = self.kinds or ("revolute",) * len(self.names)
+        return np.array([margins.prismatic if kind == "prismatic" else margins.revolute for kind in kinds])
 
     def describe(self, name: str) -> str:
         """One line: ``elbow_joint: position [-2.6, 2.6] (soft [-2.5, 2.5]), velocity 2.5, ...``."""
@@ -123,6 +138,20 @@ class JointLimitTable:
             f"effort {_fmt(self.effort[i])}",
         ]
         return f"{name}: " + ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class ClampMargins:
+    """How far outside its limits a command may be and still be clamped (``limit_policy: clamp_near``).
+
+    Beyond these a command is garbage or a unit mistake (degrees for radians) and is rejected
+    whole; within them it is clamped to the limit.  ``revolute`` (rad) and ``prismatic`` (m) apply
+    to positions; ``relative`` to velocities and efforts, as a fraction of the limit.
+    """
+
+    revolute: float = 0.1
+    prismatic: float = 0.01
+    relative: float = 0.1
 
 
 def _fmt(value: float) -> str:
@@ -165,6 +194,7 @@ def from_robot(robot: Robot, names: Sequence[str]) -> JointLimitTable:
     # Hard limits given in the wrong order would make every command invalid: keep the model's
     # values but never let the command range invert.
     return JointLimitTable(
+        kinds=tuple(robot.get_joint(name).type for name in names),
         names=tuple(names),
         lower=lower,
         upper=upper,

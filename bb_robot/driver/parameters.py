@@ -153,11 +153,37 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec(
         "limit_policy",
-        "clamp",
+        "clamp_near",
         "A position, velocity or effort command outside the joint limits (position: the soft limits where the "
-        "model has them) is clamped to them ('clamp', logged) or rejected whole ('reject'). Trajectories "
-        "leaving the position limits are rejected with 'reject' and clamped while executing with 'clamp'.",
-        choices=("clamp", "reject"),
+        "model has them): 'clamp_near' clamps it to them (logged) when it is within clamp_margin.* of the limit "
+        "and rejects the whole command when it is further out (garbage or a unit mistake); 'clamp' clamps at any "
+        "distance; 'reject' rejects it. Trajectory points likewise: the goal is rejected, or its positions are "
+        "clamped while executing.",
+        choices=("clamp_near", "clamp", "reject"),
+    ),
+    ParameterSpec(
+        "clamp_margin.revolute",
+        0.1,
+        "With limit_policy clamp_near: how far (rad) outside its limits a revolute joint's position command is "
+        "still clamped; further out it is rejected.",
+        type="double",
+        range=(0.0, 1e6),
+    ),
+    ParameterSpec(
+        "clamp_margin.prismatic",
+        0.01,
+        "With limit_policy clamp_near: how far (m) outside its limits a prismatic joint's position command is "
+        "still clamped; further out it is rejected.",
+        type="double",
+        range=(0.0, 1e6),
+    ),
+    ParameterSpec(
+        "clamp_margin.relative",
+        0.1,
+        "With limit_policy clamp_near: how far beyond its limit, as a fraction of it, a velocity or effort "
+        "command is still clamped; further out it is rejected.",
+        type="double",
+        range=(0.0, 1e6),
     ),
     ParameterSpec(
         "stale_timeout",

@@ -23,9 +23,10 @@ of joints unless ``allow_partial_joints``, no points, times not strictly increas
 the wrong length, velocities or accelerations on some points only, efforts, non-finite values,
 a non-zero final velocity unless ``allow_nonzero_end_velocity``, a trajectory that ends in the
 past (``OLD_HEADER_TIMESTAMP``), positions outside the joint limits with ``limit_policy:
-reject``, and a trajectory whose *timing* needs more velocity or acceleration than the
-limits allow anywhere along the interpolated path (beyond ``limit_margin``, relative): the
-trajectory is not re-timed.
+reject`` (with ``clamp_near``, the default: outside by more than the clamp margin; within
+it the positions are clamped while executing, as with ``clamp``), and a trajectory whose
+*timing* needs more velocity or acceleration than the limits allow anywhere along the
+interpolated path (beyond ``limit_margin``, relative): the trajectory is not re-timed.
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, OLD_HEADER_TIMESTAMP, TrajectoryRejected
-from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.limits import ClampMargins, JointLimitTable
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]
@@ -62,7 +63,8 @@ class TrajectoryOptions:
     limit_margin: float = 0.02
     allow_partial_joints: bool = False
     allow_nonzero_end_velocity: bool = False
-    limit_policy: str = "clamp"
+    limit_policy: str = "clamp_near"
+    clamp_margins: ClampMargins = ClampMargins()
 
 
 @dataclass(frozen=True)
@@ -194,14 +196,18 @@ def build_trajectory(
 
     lower = limits.command_lower[indices]
     upper = limits.command_upper[indices]
-    if options.limit_policy == "reject":
-        outside = (positions < lower) | (positions > upper)
+    if options.limit_policy in ("reject", "clamp_near"):
+        margin = limits.position_margins(options.clamp_margins)[indices]
+        if options.limit_policy == "reject":
+            margin = np.zeros_like(margin)
+        outside = (positions < lower - margin) | (positions > upper + margin)
         if outside.any():
             i, j = (int(x) for x in np.argwhere(outside)[0])
+            beyond = "" if options.limit_policy == "reject" else f" by more than the clamp margin {margin[j]:g}"
             raise TrajectoryRejected(
                 INVALID_GOAL,
                 f"point {i}: joint '{names[j]}' position {positions[i, j]:g} is outside its limits "
-                f"[{lower[j]:g}, {upper[j]:g}] (limit_policy: reject)",
+                f"[{lower[j]:g}, {upper[j]:g}]{beyond} (limit_policy: {options.limit_policy})",
             )
 
     # When does execution begin, relative to start_ns?  Not before now.

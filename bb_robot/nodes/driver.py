@@ -303,6 +303,7 @@ class DriverNode(LifecycleNode):
             limits,
             backend.capabilities.modes,
             policy=parameters.text("limit_policy"),
+            margins=parameters.clamp_margins(),
             backend=self._backend_name,
             mimic=mimic_sources(loaded.robot),
         )
@@ -468,8 +469,8 @@ class DriverNode(LifecycleNode):
         names = {p.name for p in parameters}
         core = session.core
         core.update_settings(self._params.core_settings())
-        if "limit_policy" in names:
-            session.validator.update(policy=self._params.text("limit_policy"))
+        if "limit_policy" in names or any(n.startswith("clamp_margin.") for n in names):
+            session.validator.update(policy=self._params.text("limit_policy"), margins=self._params.clamp_margins())
         if any(n.startswith(("joint_limits.", *BOUND_PREFIXES)) for n in names):
             for name in names & session.bound.keys():
                 session.bound[name] = self._params.number(name)

@@ -16,6 +16,7 @@ from rclpy.parameter import Parameter
 from bb_robot.common.parameters import ParameterValue, initial_value
 from bb_robot.driver import limits as joint_limits
 from bb_robot.driver.backends.base import Backend
+from bb_robot.driver.limits import ClampMargins
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, joint_parameter
 from bb_robot.driver.snapshot import CoreSettings
 from bb_robot.driver.tolerances import ToleranceDefaults
@@ -167,6 +168,14 @@ class DriverParameters:
             table, joint_limits.override_from_parameters(values, joints), source="joint_limits", warn=warn
         )
 
+    def clamp_margins(self) -> ClampMargins:
+        """The ``clamp_margin.*`` parameters."""
+        return ClampMargins(
+            revolute=self.number("clamp_margin.revolute"),
+            prismatic=self.number("clamp_margin.prismatic"),
+            relative=self.number("clamp_margin.relative"),
+        )
+
     def core_settings(self) -> CoreSettings:
         """The core's settings from the parameters."""
         return CoreSettings(
@@ -179,6 +188,7 @@ class DriverParameters:
                 allow_partial_joints=self.flag("allow_partial_joints_goal"),
                 allow_nonzero_end_velocity=self.flag("allow_nonzero_velocity_at_trajectory_end"),
                 limit_policy=self.text("limit_policy"),
+                clamp_margins=self.clamp_margins(),
             ),
             immediate_commands=self.flag("immediate_commands"),
         )

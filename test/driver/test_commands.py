@@ -99,3 +99,42 @@ def test_update_limits_and_policy() -> None:
     with pytest.raises(ValueError, match="limit_policy"):
         v.update(policy="ignore")
     assert JOINTS == v.names
+
+
+# ------------------------------------------------------------------ clamp_near: absurd values refused
+def test_clamp_near_clamps_within_the_margin_of_each_joint_type() -> None:
+    v = validator("clamp_near")  # j1 revolute, soft limits +-1.8; j3 prismatic [0, 0.5]
+    command = v.from_array(CommandMode.POSITION, [1.8 + 0.09, 0.0, 0.5 + 0.009], "/t", 0)
+    assert command.values.tolist() == pytest.approx([1.8, 0.0, 0.5])
+    assert [name for name, _, _ in command.clamped] == ["j1", "j3"]
+
+
+@pytest.mark.parametrize(
+    ("values", "joint"),
+    [
+        ([1.8 + 0.11, 0.0, 0.2], "j1 1.91 outside [-1.8, 1.8] by more than 0.1"),  # revolute: 0.1 rad
+        ([0.0, 0.0, 0.5 + 0.011], "j3 0.511 outside [0, 0.5] by more than 0.01"),  # prismatic: 0.01 m
+        ([1e300, 0.0, 0.2], "j1 1e+300"),  # garbage
+        ([90.0, 0.0, 0.2], "j1 90 outside"),  # degrees for radians
+    ],
+)
+def test_clamp_near_rejects_the_whole_command_beyond_the_margin(values: list[float], joint: str) -> None:
+    with pytest.raises(CommandRejected) as info:
+        validator("clamp_near").from_array(CommandMode.POSITION, values, "/t", 0)
+    assert info.value.kind == "limit" and joint in info.value.reason and "unit mistake" in info.value.reason
+
+
+def test_clamp_near_velocities_within_ten_percent_are_clamped_beyond_rejected() -> None:
+    v = validator("clamp_near")  # j1 velocity limit 1.5
+    assert v.from_array(CommandMode.VELOCITY, [1.6, 0.0, 0.0], "/t", 0).values[0] == pytest.approx(1.5)
+    with pytest.raises(CommandRejected, match="j1 1.7 outside"):
+        v.from_array(CommandMode.VELOCITY, [1.7, 0.0, 0.0], "/t", 0)
+
+
+def test_clamp_at_any_distance_stays_available_and_margins_are_live() -> None:
+    from bb_robot.driver.limits import ClampMargins
+
+    assert validator("clamp").from_array(CommandMode.POSITION, [1e300, 0.0, 0.2], "/t", 0).values[0] == 1.8
+    v = validator("clamp_near")
+    v.update(margins=ClampMargins(revolute=1.0))
+    assert v.from_array(CommandMode.POSITION, [2.5, 0.0, 0.2], "/t", 0).values[0] == pytest.approx(1.8)

@@ -17,6 +17,7 @@ from mujoco_rig import make_rig  # noqa: E402
 
 from bb_robot.authoring import Dynamics, Inertial, Joint, Limit, Link, Origin, Robot  # noqa: E402
 from bb_robot.driver.commands import CommandMode  # noqa: E402
+from bb_robot.driver.errors import CommandRejected  # noqa: E402
 from bb_robot.resources import bundled_model  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
 
@@ -227,9 +228,13 @@ def test_efforts_stay_within_the_effort_limits() -> None:
         peak = np.maximum(peak, np.abs(rig.sample.efforts))
     assert peak[lift] == pytest.approx(limits[lift], rel=1e-9)
     assert (peak <= limits + 1e-9).all()
-    # an effort command past the limit is clamped by the core, and by MuJoCo behind it
+    # an effort command just past the limit (within the 10 % clamp margin) is clamped by the core,
+    # one far past it is refused, and MuJoCo clamps behind the core too
     efforts = np.zeros(len(rig.joints))
     efforts[lift] = 10 * limits[lift]
+    with pytest.raises(CommandRejected, match="too far outside the joint limits"):
+        rig.command(CommandMode.EFFORT, efforts)
+    efforts[lift] = 1.05 * limits[lift]
     rig.command(CommandMode.EFFORT, efforts)
     rig.run(0.01)
     assert abs(rig.sample.efforts[lift]) == pytest.approx(limits[lift], rel=1e-9)
@@ -241,7 +246,6 @@ def test_efforts_stay_within_the_effort_limits() -> None:
 
 
 def test_bad_commands_are_refused_and_the_arm_keeps_holding() -> None:
-    from bb_robot.driver.errors import CommandRejected
 
     _, rig = arm_rig()
     rig.run(0.5)

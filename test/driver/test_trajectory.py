@@ -171,3 +171,13 @@ def test_evaluate_all_is_consistent_with_sample() -> None:
             assert (
                 np.allclose(p, position[s, k]) and np.allclose(v, velocity[s, k]) and np.allclose(a, acceleration[s, k])
             )
+
+
+def test_clamp_near_rejects_points_beyond_the_margin_and_keeps_those_within() -> None:
+    # j1: command range +-1.8 (soft limits), revolute margin 0.1
+    build([TrajectoryPoint(3.0, [1.85, 0, 0])], limit_policy="clamp_near")  # within: accepted (clamped while executing)
+    with pytest.raises(TrajectoryRejected) as info:
+        build([TrajectoryPoint(3.0, [1.95, 0, 0])], limit_policy="clamp_near")
+    assert info.value.code == INVALID_GOAL
+    assert "j1' position 1.95 is outside its limits [-1.8, 1.8] by more than the clamp margin 0.1" in info.value.reason
+    build([TrajectoryPoint(3.0, [1.95, 0, 0])], limit_policy="clamp")  # clamp: at any distance

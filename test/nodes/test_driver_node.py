@@ -244,7 +244,7 @@ def test_lifecycle_transitions(probe: Probe, start_node: StartNode) -> None:
     assert list(driver.sas_max[-1].data) == pytest.approx(LIMITS.upper.tolist())
     # Inactive: commands are refused, with the reason.
     driver.call("arm", Trigger.Request())
-    driver.send_sas("positions", [0.1] * N)
+    driver.send_sas("positions", mid_range())
     driver.warned("rejected a command on", "not active")
     assert not driver.joint_states
     assert driver.transition(Transition.TRANSITION_ACTIVATE) and driver.lifecycle_state() == "active"
@@ -329,8 +329,9 @@ def test_commands_converge_within_the_limits(probe: Probe, start_node: StartNode
     count = len(driver.joint_states)
     driver.wait_state(lambda s: s.position[0] > upper - 0.01 and s.velocity[0] == 0, "stopped at the limit")
     assert max(s.position[0] for s in driver.joint_states[count:]) <= upper + 1e-4
-    # by name, position beyond the soft limit: clamped, with a warning naming the topic
-    driver.send_command([joint], position=[upper + 1.0])
+    # by name, position beyond the soft limit (within the 0.1 rad clamp margin): clamped, with a
+    # warning naming the topic
+    driver.send_command([joint], position=[upper + 0.05])
     driver.warned(f"command on '{driver.node.name}/joint_commands': clamped position to the joint limits: {joint}")
     # sas velocities (two topics: no order between them, so let the first arrive)
     driver.send_sas("velocities", [0.0] * N)
@@ -356,7 +357,7 @@ def test_bad_inputs_are_rejected_and_the_loop_keeps_running(probe: Probe, start_
     for name in MIMIC:
         driver.send_command([name], position=[0.01])
     driver.send_command([JOINTS[0]])
-    driver.publish(driver.trajectories, trajectory([(0.05, [1.0] * N)]))  # far too fast
+    driver.publish(driver.trajectories, trajectory([(0.05, mid_range())]))  # far too fast
     driver.publish(driver.trajectories, trajectory([(1.0, [0.0] * (N - 1))], names=JOINTS[:-1]))  # partial
     driver.warned(
         f"rejected a command on '{positions_topic}': non-finite position values: {JOINTS[0]}=nan",
@@ -387,6 +388,24 @@ def test_reject_policy(probe: Probe, start_node: StartNode) -> None:
     driver.warned("outside the joint limits (limit_policy: reject)")
     probe.spin_for(0.3)
     assert driver.positions() == pytest.approx(before)
+
+
+def test_absurd_commands_never_move_the_arm_by_default(probe: Probe, start_node: StartNode) -> None:
+    """1e300 rad, or degrees for radians, is refused whole; just past a limit is clamped (clamp_near)."""
+    driver = start(probe, start_node)
+    ns = driver.node.namespace
+    before = driver.positions()
+    upper = float(LIMITS.command_upper[0])
+    absurd = [1e300] + list(before[1:])
+    driver.send_sas("positions", absurd)
+    driver.warned(
+        f"rejected a command on '{ns}/bb_arm/set/target_joint_positions': position too far outside the joint "
+        f"limits to be clamped (limit_policy: clamp_near, clamp_margin.*): {JOINTS[0]} 1e+300 outside"
+    )
+    probe.spin_for(0.3)
+    assert driver.positions() == pytest.approx(before)  # not a step towards the limit
+    driver.send_command([JOINTS[0]], position=[upper + 0.05])  # within the 0.1 rad margin: clamped
+    driver.wait_positions([upper, *before[1:]])
 
 
 # ------------------------------------------------------------------------------ trajectories
@@ -473,8 +492,12 @@ def test_tolerance_violations_and_live_limits(probe: Probe, start_node: StartNod
     result = driver.result(handle)
     assert result.status == 6 and result.result.error_code == Result.PATH_TOLERANCE_VIOLATED
     assert f"joint '{joint}' position error" in result.result.error_string
-    # The new limit holds for every command.
+    # The new limit holds for every command: just over it (within the 10 % clamp margin) is clamped,
+    # far over it is refused.
     driver.send_command([joint], velocity=[-1.0])
+    refused = "velocity too far outside the joint limits to be clamped (limit_policy: clamp_near, clamp_margin.*)"
+    driver.warned(f"{refused}: {joint} -1 outside [-0.05, 0.05]")
+    driver.send_command([joint], velocity=[-0.052])
     driver.wait_state(lambda s: abs(s.velocity[s.name.index(joint)] + 0.05) < 1e-9, "the slowed velocity")
     driver.send_command([joint], velocity=[0.0])
     # Goal tolerance: a goal the joint cannot reach in time once it is slowed down further.
