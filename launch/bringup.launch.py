@@ -22,17 +22,17 @@ in the robot's namespace. See ``docs/bringup.md``.
 import os
 import shutil
 
-import yaml
 from ament_index_python.packages import get_package_share_directory
 from launch import LaunchDescription
 from launch.actions import DeclareLaunchArgument, ExecuteProcess, LogInfo, OpaqueFunction
 from launch.substitutions import LaunchConfiguration
 from launch_ros.actions import Node
 
+from bb_robot.bringup.config import read_config
 from bb_robot.driver.backends.base import builtin_backends
 
 PACKAGE = "bb_robot"
-DEFAULT_CONFIG = "bb_arm.yaml"
+DEFAULT_CONFIG = "bb_arm.yaml"  # as bb_robot.bringup.config.DEFAULT_CONFIG
 RVIZ_CONFIG = "bringup.rviz"
 
 ARGUMENTS = (
@@ -55,20 +55,6 @@ TRUE = ("true", "1", "yes", "on")
 
 def _config_file(name):
     return name if os.path.isabs(name) else os.path.join(get_package_share_directory(PACKAGE), "config", name)
-
-
-def robots_in(config_path):
-    """The namespaces the parameter file gives a description node of their own (``/left/description``)."""
-    with open(config_path) as stream:
-        data = yaml.safe_load(stream) or {}
-    found = []
-    for pattern in data:
-        parts = str(pattern).strip("/").split("/")
-        if len(parts) >= 2 and parts[-1] == "description" and not any("*" in p for p in parts):
-            namespace = "/".join(parts[:-1])
-            if namespace not in found:
-                found.append(namespace)
-    return found
 
 
 def _overrides(context):
@@ -94,6 +80,9 @@ def _overrides(context):
         description["frame_prefix"] = value("frame_prefix")
     if value("backend"):
         driver["backend"] = value("backend")
+    backend = value("backend") or read_config(_config_file(value("config"))).backend
+    if model and backend == "gazebo":
+        driver["model"] = model  # the gazebo backend reads the world's topics from the file itself
     return {**common, **description}, {**common, **driver}
 
 
@@ -161,10 +150,8 @@ def _bringup(context, *_args, **_kwargs):
     if backend and backend not in builtin_backends():
         raise RuntimeError(f"unknown backend '{backend}' (known: {', '.join(builtin_backends())})")
     config = _config_file(LaunchConfiguration("config").perform(context))
-    if not os.path.isfile(config):
-        raise RuntimeError(f"no parameter file {config}")
     robots_arg = LaunchConfiguration("robots").perform(context)
-    robots = [r.strip("/") for r in robots_arg.split(",") if r.strip("/")] or robots_in(config) or [""]
+    robots = [r.strip("/") for r in robots_arg.split(",") if r.strip("/")] or list(read_config(config).robots) or [""]
     return [*_robot_nodes(context, config, robots), *_optional_nodes(context)]
 
 

@@ -100,9 +100,7 @@ def demo_points(joints: Sequence[JointRange], current: Mapping[str, float], max_
         points.append(DemoPoint(time, tuple(target)))
         previous = target
     if time > max_time:
-        slowest = max(
-            joints, key=lambda j: _segment_time(abs(_bounds(j, 0.0)[1] - _bounds(j, 0.0)[0]) / 2, j)
-        )
+        slowest = max(joints, key=lambda j: _segment_time(abs(_bounds(j, 0.0)[1] - _bounds(j, 0.0)[0]) / 2, j))
         raise DemoError(
             f"the demo motion would take {time:.1f} s (more than {max_time:g} s): joint '{slowest.name}' "
             "is too slow for its range"

@@ -72,7 +72,8 @@ def draw_robot(robot: Robot, positions: Mapping[str, float], path: str | Path, t
     axes.set_xlabel("x (m)")
     axes.set_ylabel("y (m)")
     axes.set_zlabel("z (m)")
-    values = ", ".join(f"{name} {value:.2f}" for name, value in sorted(driven.items()))
+    items = [f"{name} {value:.2f}" for name, value in sorted(driven.items())]
+    values = "\n".join(", ".join(items[i : i + 3]) for i in range(0, len(items), 3))
     axes.set_title(f"{robot.name}: tip '{tip}'\n{values}", fontsize=7)
     target = Path(path)
     try:

@@ -43,15 +43,19 @@ def parse_arguments(argv: Sequence[str]) -> list[tuple[str, str]]:
 def run(argv: Sequence[str]) -> int:
     """Run the bringup launch file with ``name:=value`` arguments until shut down; returns launch's status."""
     try:
-        from launch import LaunchDescription, LaunchService
         from launch.actions import IncludeLaunchDescription
+        from launch.launch_description import LaunchDescription
         from launch.launch_description_sources import PythonLaunchDescriptionSource
+        from launch.launch_service import LaunchService
     except ImportError as error:
         raise LaunchMissingError(
             f"ROS 2's launch system is not installed ({error}): run scripts/setup with the archives of "
             "../shared/third_party/ros2/ beside the repository, or source a ROS 2 install"
         ) from None
-    service = LaunchService(argv=list(argv))
+    # noninteractive: on SIGINT launch signals the nodes itself (interactive, it expects the
+    # terminal to have sent SIGINT to the whole process group, which is not so for a child of
+    # bb-robot up in a session of its own).
+    service = LaunchService(argv=list(argv), noninteractive=True)
     include = IncludeLaunchDescription(
         PythonLaunchDescriptionSource(launch_file()), launch_arguments=parse_arguments(argv)
     )

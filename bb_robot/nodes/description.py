@@ -255,9 +255,7 @@ class DescriptionNode(Node):
         placement = prepared.loaded.placement
         top = self._frame_prefix + (placement.parent if placement is not None else prepared.loaded.robot.root_link)
         try:
-            base = base_transform(
-                self.get_parameter("parent_frame").value, self.get_parameter("base_pose").value, top
-            )
+            base = base_transform(self.get_parameter("parent_frame").value, self.get_parameter("base_pose").value, top)
         except BbRobotError as error:
             base = None
             self.get_logger().error(f"not publishing the robot's base transform: {error}")

@@ -15,7 +15,6 @@ import threading
 import time
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
 import rclpy
@@ -25,6 +24,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
+from bb_robot.bringup.status import GoalProgress, RobotView
 
 LATCHED_QOS = QoSProfile(
     depth=1,
@@ -42,44 +42,6 @@ STREAM_QOS = QoSProfile(
 STATE_PERIOD = 0.2
 
 
-@dataclass
-class RobotView:
-    """What is known about one robot (namespace ``namespace``), as plain data."""
-
-    namespace: str
-    description_at: float | None = None
-    description_size: int = 0
-    lifecycle: str = "unknown"
-    configured_at: float | None = None
-    active_at: float | None = None
-    arm_state: str = "unknown"
-    armed_at: float | None = None
-    first_tf_at: float | None = None
-    joint_names: tuple[str, ...] = ()
-    positions: tuple[float, ...] = ()
-    velocities: tuple[float, ...] = ()
-    tip: tuple[float, ...] | None = None
-    tip_frame: str = ""
-    tf_rate: float = 0.0
-    joint_state_rate: float = 0.0
-    warnings: tuple[str, ...] = ()
-
-
-@dataclass
-class GoalProgress:
-    """A FollowJointTrajectory goal as the client sees it."""
-
-    accepted: bool | None = None
-    feedback_count: int = 0
-    last_error: tuple[str, ...] = ()
-    done: bool = False
-    error_code: int | None = None
-    error_string: str = ""
-    status: int | None = None
-    rejected_reason: str = ""
-    final_positions: dict[str, float] = field(default_factory=dict)
-
-
 def _level(level: bytes | int) -> int:
     """A DiagnosticStatus level (``byte``: ``bytes`` of length 1 in rclpy) as an int."""
     return level[0] if isinstance(level, bytes) else int(level)
@@ -89,6 +51,7 @@ class _Robot:
     """Subscriptions, clients and counters of one robot."""
 
     def __init__(self, client: UpClient, namespace: str) -> None:
+        from control_msgs.action import FollowJointTrajectory
         from diagnostic_msgs.msg import DiagnosticArray
         from geometry_msgs.msg import PoseStamped
         from lifecycle_msgs.srv import GetState
@@ -96,8 +59,6 @@ class _Robot:
         from std_msgs.msg import String
         from std_srvs.srv import Trigger
         from tf2_msgs.msg import TFMessage
-
-        from control_msgs.action import FollowJointTrajectory
 
         self.view = RobotView(namespace)
         self.client = client
@@ -115,10 +76,10 @@ class _Robot:
             node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, STREAM_QOS),
         ]
         self.tf_subscription = node.create_subscription(TFMessage, "/tf", self._on_tf, STREAM_QOS)
-        self.get_state = node.create_client(GetState, f"{prefix}/driver/get_state")
-        self.arm_client = node.create_client(Trigger, f"{prefix}/driver/arm")
+        self.get_state: Any = node.create_client(GetState, f"{prefix}/driver/get_state")
+        self.arm_client: Any = node.create_client(Trigger, f"{prefix}/driver/arm")
         self.action_name = f"{prefix}/driver/follow_joint_trajectory"
-        self.action = ActionClient(node, FollowJointTrajectory, self.action_name)
+        self.action: Any = ActionClient(node, FollowJointTrajectory, self.action_name)
         self._GetState = GetState
         self._Trigger = Trigger
         self._FollowJointTrajectory = FollowJointTrajectory
@@ -241,6 +202,8 @@ class UpClient:
                 return False, f"{robot.arm_client.srv_name} did not answer within {timeout:g} s"
             time.sleep(0.02)
         answer = future.result()
+        if answer is None:
+            return False, f"{robot.arm_client.srv_name} gave no answer"
         return bool(answer.success), str(answer.message)
 
     def send_goal(self, namespace: str, joint_names: Sequence[str], points: Sequence[DemoPoint]) -> GoalProgress:
