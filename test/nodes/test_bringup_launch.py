@@ -202,7 +202,8 @@ def test_two_arms_in_one_tf_tree(launched: Callable[..., Launched], probe: Probe
     assert settings.robots == ("left", "right")
     lifecycle_state("/left/driver", "active")
     lifecycle_state("/right/driver", "active")
-    assert probe.spin_until(lambda: {"left/base_link", "right/base_link", "left/tcp", "right/tcp"} <= set(_latest(static)))
+    wanted = {"left/base_link", "right/base_link", "left/tcp", "right/tcp"}
+    assert probe.spin_until(lambda: wanted <= set(_latest(static)))
     frames = _latest(static)
     for side, y in (("left", 0.4), ("right", -0.4)):
         base = frames[f"{side}/base_link"]
