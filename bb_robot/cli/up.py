@@ -2,7 +2,7 @@
 
 Runs ``launch/bringup.launch.py`` through launch's ``LaunchService`` in a child process
 (:mod:`bb_robot.cli.up_process`), shows the stages as the system comes up (robot_description
-published → driver configured → active → armed) with their times, then a live view of the
+published → driver configured → active → first /tf → armed) with their times, then a live view of the
 joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
 that moves every joint through half its range.  The ROS side is :mod:`bb_robot.nodes.up_client`;
@@ -205,6 +205,15 @@ def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> boo
     ):
         return False
     run.say(f"{label}driver active")
+    if not _stage(
+        run,
+        lambda: view().first_tf_at is not None,
+        timeout,
+        "first /tf",
+        lambda: f"no /tf of {robot.name} after {timeout:g} s: the description node gets no {ns}/joint_states?",
+    ):
+        return False
+    run.say(f"{label}first /tf received")
     if arm and view().arm_state != "armed":
         ok, message = run.client.arm(namespace, timeout)
         if not ok:

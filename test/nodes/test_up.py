@@ -77,7 +77,7 @@ def test_up_demo_duration_picture_end_to_end(probe: Probe, tmp_path: Path) -> No
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     probe.node.create_subscription(TFMessage, "/tf", on_tf, qos)
     picture = tmp_path / "p.png"
-    run = Launched(up_command("--demo", "--duration", "2", "--picture", str(picture)), tmp_path / "up.log")
+    run = Launched(up_command("--demo", "--duration", "2", "--picture", str(picture), "--timeout", "90"), tmp_path / "up.log")
 
     # The observer: spin while the command runs (it exits by itself after the demo and 2 s),
     # noting every process below it.
@@ -120,7 +120,7 @@ def test_up_demo_duration_picture_end_to_end(probe: Probe, tmp_path: Path) -> No
 @pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
 def test_up_shuts_down_cleanly_on_a_signal(how: str, tmp_path: Path) -> None:
     require_launch()
-    run = Launched(up_command(), tmp_path / "up.log")
+    run = Launched(up_command("--timeout", "90"), tmp_path / "up.log")
     run.wait_for_log("driver active", timeout=120)
     run.wait_for_log("joint_states", timeout=60)  # the plain status lines have started
     run.watch()
