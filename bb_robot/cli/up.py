@@ -244,7 +244,11 @@ def _demo_goal(run: _Run, namespace: str) -> GoalProgress:
 
 def _show(run: _Run, goals: dict[str, GoalProgress], until: Callable[[], bool]) -> None:
     """The live view (rich in a terminal, plain lines otherwise) until ``until()`` or a signal."""
-    limits = {name: Limits(j.lower, j.upper) for name, j in ((j.name, j) for j in run.plan.demo_joints)}
+    limits = {
+        joint.name: Limits(joint.limits.lower, joint.limits.upper)
+        for joint in run.plan.robot.joints_in_order()
+        if joint.limits is not None and joint.type != "continuous"
+    }
     if sys.stdout.isatty():
         from rich.live import Live
 

@@ -77,7 +77,8 @@ def test_up_demo_duration_picture_end_to_end(probe: Probe, tmp_path: Path) -> No
     qos = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
     probe.node.create_subscription(TFMessage, "/tf", on_tf, qos)
     picture = tmp_path / "p.png"
-    run = Launched(up_command("--demo", "--duration", "2", "--picture", str(picture), "--timeout", "90"), tmp_path / "up.log")
+    command = up_command("--demo", "--duration", "2", "--picture", str(picture), "--timeout", "90")
+    run = Launched(command, tmp_path / "up.log")
 
     # The observer: spin while the command runs (it exits by itself after the demo and 2 s),
     # noting every process below it.
