@@ -178,42 +178,37 @@ def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> boo
     def view() -> RobotView:
         return run.views()[namespace]
 
-    if not _stage(
-        run,
-        lambda: view().description_at is not None,
-        timeout,
-        "robot_description",
-        lambda: f"no robot_description on {ns}/robot_description after {timeout:g} s",
-    ):
-        return False
-    run.say(f"{label}robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints")
-    if not _stage(
-        run,
-        lambda: view().configured_at is not None,
-        timeout,
-        "driver configured",
-        lambda: f"driver {driver} still {view().lifecycle} after {timeout:g} s, not configured",
-    ):
-        return False
-    run.say(f"{label}driver configured")
-    if not _stage(
-        run,
-        lambda: view().active_at is not None,
-        timeout,
-        "driver active",
-        lambda: f"driver {driver} {view().lifecycle} after {timeout:g} s, not active",
-    ):
-        return False
-    run.say(f"{label}driver active")
-    if not _stage(
-        run,
-        lambda: view().first_tf_at is not None,
-        timeout,
-        "first /tf",
-        lambda: f"no /tf of {robot.name} after {timeout:g} s: the description node gets no {ns}/joint_states?",
-    ):
-        return False
-    run.say(f"{label}first /tf received")
+    # (stage, done, why it failed, what to print when done)
+    stages: tuple[tuple[str, Callable[[], bool], Callable[[], str], str], ...] = (
+        (
+            "robot_description",
+            lambda: view().description_at is not None,
+            lambda: f"no robot_description on {ns}/robot_description after {timeout:g} s",
+            f"robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints",
+        ),
+        (
+            "driver configured",
+            lambda: view().configured_at is not None,
+            lambda: f"driver {driver} still {view().lifecycle} after {timeout:g} s, not configured",
+            "driver configured",
+        ),
+        (
+            "driver active",
+            lambda: view().active_at is not None,
+            lambda: f"driver {driver} {view().lifecycle} after {timeout:g} s, not active",
+            "driver active",
+        ),
+        (
+            "first /tf",
+            lambda: view().first_tf_at is not None,
+            lambda: f"no /tf of {robot.name} after {timeout:g} s: the description node gets no {ns}/joint_states?",
+            "first /tf received",
+        ),
+    )
+    for stage, done, why, done_text in stages:
+        if not _stage(run, done, timeout, stage, why):
+            return False
+        run.say(label + done_text)
     if arm and view().arm_state != "armed":
         ok, message = run.client.arm(namespace, timeout)
         if not ok:
