@@ -21,7 +21,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
@@ -34,11 +34,13 @@ from bringup_helpers import (
     ros2_until,
     stop_daemon,
 )
-from conftest import Probe
 
 from bb_robot.bringup.config import read_config
 from bb_robot.bringup.demo import demo_points
 from bb_robot.cli.up_inputs import plan_bringup
+
+if TYPE_CHECKING:
+    from conftest import Probe
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"
