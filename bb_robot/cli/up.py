@@ -334,6 +334,8 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_bringup(
         args.file, config=args.config, scope=args.scope, resource_paths=args.resource_path, backend=args.backend
     )
+    if args.demo:
+        demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     stop = threading.Event()
