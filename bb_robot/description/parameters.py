@@ -57,6 +57,20 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         "(e.g. 'left/'). It does not change topic names: use the node namespace for those.",
     ),
     ParameterSpec(
+        "parent_frame",
+        "",
+        "Frame the robot stands in, shared by several robots (e.g. 'world'; not prefixed). Set: "
+        "/tf_static also carries parent_frame -> the robot's top frame (frame_prefix + its root link, "
+        "or + 'world' for a model of an SDF world) at base_pose. Empty: no such transform.",
+    ),
+    ParameterSpec(
+        "base_pose",
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        "[x, y, z, roll, pitch, yaw] (m, rad; fixed-axis roll, pitch, yaw as URDF's <origin>) of the "
+        "robot's top frame in parent_frame. Used only when parent_frame is set.",
+        type="double_array",
+    ),
+    ParameterSpec(
         "publish_frequency",
         0.0,
         "0: publish /tf for every joint-state message. Above 0: at most this many /tf messages per "

@@ -25,6 +25,7 @@ from std_msgs.msg import String
 
 from bb_robot.common.parameters import initial_value
 from bb_robot.common.throttle import WarningThrottle
+from bb_robot.description.base_frame import base_transform, check_base_pose
 from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS
 from bb_robot.description.sources import LoadedModel, load_description_text, load_model
 from bb_robot.description.timing import process_age
@@ -58,6 +59,8 @@ TIP_LISTENER_CHECK = 1.0
 JOINT_STATE_QOS = TF_QOS
 #: ``~/tip_pose``.
 TIP_POSE_QOS = DEFAULT_QOS
+#: Parameters that place the robot in a shared frame (bb_robot.description.base_frame).
+BASE_PARAMETERS = frozenset({"parent_frame", "base_pose"})
 
 
 class StartupError(BbRobotError):
@@ -79,6 +82,10 @@ class DescriptionNode(Node):
         self._frame_prefix: str = self.get_parameter("frame_prefix").value
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
         self._frequency: float = self.get_parameter("publish_frequency").value
+        try:
+            check_base_pose(self.get_parameter("base_pose").value)
+        except BbRobotError as error:
+            raise StartupError(str(error)) from None
         # No QoS event handlers on the publishers: each is one more entity the executor waits on
         # for every message (a subscriber with incompatible QoS still reports it on its side).
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
@@ -214,7 +221,17 @@ class DescriptionNode(Node):
             return
         stamp = self.get_clock().now().to_msg()
         message = self._TFMessage()
-        for parent, child, translation, rotation in static_transforms(prepared, self._frame_prefix):
+        transforms = static_transforms(prepared, self._frame_prefix)
+        placement = prepared.loaded.placement
+        top = self._frame_prefix + (placement.parent if placement is not None else prepared.loaded.robot.root_link)
+        try:
+            base = base_transform(self.get_parameter("parent_frame").value, self.get_parameter("base_pose").value, top)
+        except BbRobotError as error:
+            base = None
+            self.get_logger().error(f"not publishing the robot's base transform: {error}")
+        if base is not None:
+            transforms.insert(0, base)
+        for parent, child, translation, rotation in transforms:
             message.transforms.append(
                 self._transform(parent, child, stamp.sec, stamp.nanosec, (*translation, *rotation))
             )
@@ -225,6 +242,11 @@ class DescriptionNode(Node):
     def _on_set_parameters(self, parameters: Sequence[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
         self._pending = None
+        if "base_pose" in changes:
+            try:
+                check_base_pose(changes["base_pose"])
+            except BbRobotError as error:
+                return SetParametersResult(successful=False, reason=str(error))
         if not RELOAD_PARAMETERS & changes.keys():
             return SetParametersResult(successful=True)
         config = self._config(changes)
@@ -271,7 +293,7 @@ class DescriptionNode(Node):
             self._apply(active, prepared)
             loaded = prepared.loaded
             self.get_logger().info(f"reloaded: '{prepared.robot_name}' ({loaded.kind}, {loaded.source})")
-        elif "frame_prefix" in names:
+        elif "frame_prefix" in names or BASE_PARAMETERS & names:
             self._publish_latched_frames()
 
     def _configure_timer(self) -> None:
