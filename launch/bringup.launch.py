@@ -48,6 +48,10 @@ ARGUMENTS = (
     ("world", "", "Gazebo: the SDF world file for gz:=true"),
     ("gz", "false", "true: also start 'gz sim -r <world>'"),
     ("robots", "", "','-separated robot namespaces (empty: those the parameter file has sections for)"),
+    ("view", "false", "true: start the view node, serving the robot to Foxglove (docs/view.md)"),
+    ("view_host", "127.0.0.1", "view: the address the Foxglove server listens on (unauthenticated beyond localhost)"),
+    ("view_port", "8765", "view: the Foxglove server's port (0: any free port)"),
+    ("record", "", "an MCAP file the view node records the robot's topics to (it must not exist yet)"),
 )
 
 TRUE = ("true", "1", "yes", "on")
@@ -140,9 +144,32 @@ def _gazebo(context):
     return [ExecuteProcess(cmd=["gz", "sim", "-r", world], output="screen")]
 
 
+def _view(context):
+    """The view node (Foxglove server and/or MCAP recording) when view:=true or record:=FILE."""
+    value = lambda name: LaunchConfiguration(name).perform(context)  # noqa: E731
+    serve, record = value("view").lower() in TRUE, value("record")
+    if not (serve or record):
+        return []
+    description, _ = _overrides(context)
+    parameters = {"serve": serve, "host": value("view_host"), "port": int(value("view_port")), "record": record}
+    if "model_dirs" in description:
+        parameters["model_dirs"] = description["model_dirs"]
+    namespace = LaunchConfiguration("namespace").perform(context).strip("/")
+    return [
+        Node(
+            package=PACKAGE,
+            executable="view",
+            name="view",
+            namespace=namespace,
+            parameters=[parameters],
+            output="screen",
+        )
+    ]
+
+
 def _optional_nodes(context):
-    """Further nodes some argument asks for (the place for e.g. a viewer node)."""
-    return [*_rviz(context), *_gazebo(context)]
+    """Further nodes some argument asks for: RViz, Gazebo, the Foxglove view."""
+    return [*_rviz(context), *_gazebo(context), *_view(context)]
 
 
 def _bringup(context, *_args, **_kwargs):

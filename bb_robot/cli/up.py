@@ -88,6 +88,22 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         help="arm the driver and move every joint through half its range with a FollowJointTrajectory goal; "
         "without --duration, exit when it ends (0 succeeded, 1 failed)",
     )
+    parser.add_argument(
+        "--view",
+        action="store_true",
+        help="serve the running robot to Foxglove or Lichtblick (the view node; docs/view.md)",
+    )
+    parser.add_argument("--port", type=int, default=8765, metavar="N", help="--view: the server's port (default 8765)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        metavar="ADDR",
+        help="--view: the address to listen on (default 127.0.0.1; any other shares the robot on the network, "
+        "unauthenticated)",
+    )
+    parser.add_argument(
+        "--record", metavar="FILE", help="record the robot's topics to this MCAP file (must not exist yet)"
+    )
     parser.add_argument("--duration", type=float, metavar="S", help="shut down S seconds after the system is up")
     parser.add_argument("--picture", metavar="FILE", help="draw the robot at its final pose (PNG, SVG, PDF)")
     parser.add_argument(
@@ -338,6 +354,7 @@ def run(args: argparse.Namespace) -> int:
         demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
+    _add_view(plan.launch_arguments, args)
     stop = threading.Event()
     start = time.monotonic()
     with _signals_to(stop):
@@ -365,6 +382,31 @@ def run(args: argparse.Namespace) -> int:
                 common.warn(f"had to end processes the launch left running: {left}")
             run_.say(f"stopped; launch output in {process.log_path}")
     return code
+
+
+def _add_view(arguments: dict[str, str], args: argparse.Namespace) -> None:
+    """The launch arguments of ``--view``, ``--port``, ``--host`` and ``--record``, and what to open.
+
+    Raises:
+        UsageError: a port out of range.
+        UpError: the recording file exists already (a recording is never overwritten).
+    """
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port must be 0-65535, got {args.port}")
+    if args.view:
+        arguments.update(view="true", view_host=args.host, view_port=str(args.port))
+        layout = os.path.join(sys.prefix, "share", "bb_robot", "config", "foxglove", "bb_robot.json")
+        print(
+            f"  view: open ws://{args.host}:{args.port} in Foxglove or Lichtblick (Open connection, Foxglove "
+            f"WebSocket); layout: {layout}",
+            flush=True,
+        )
+    if args.record:
+        record = os.path.abspath(args.record)
+        if os.path.exists(record):
+            raise UpError(f"--record {record}: the file exists already (a recording is never overwritten)")
+        arguments["record"] = record
+        print(f"  recording to {record}", flush=True)
 
 
 def environment() -> None:

@@ -49,6 +49,7 @@ UR3E_WORLD = CORPUS / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 #: Simulator configs → the model argument they need ("" : the file's own).
 SIM_CONFIGS = {
     "bb_arm.yaml": "",
+    "bb_arm_mujoco.yaml": "",
     "bb_arm_world.yaml": "",
     "bb_gripper.yaml": "",
     "bb_pan_tilt.yaml": "",

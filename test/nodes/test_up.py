@@ -120,6 +120,17 @@ def test_up_demo_duration_picture_end_to_end(probe: Probe, tmp_path: Path) -> No
     assert float(pixels[..., :3].std()) > 0.01, "the picture is blank"
 
 
+def test_up_demo_on_mujoco_physics_succeeds_with_the_default_gains(tmp_path: Path) -> None:
+    """``bb-robot up --backend mujoco --demo``: the bundled arm with mass and gravity follows the demo goal."""
+    require_launch()
+    run = Launched(up_command("--backend", "mujoco", "--demo", "--timeout", "90"), tmp_path / "up.log")
+    status = run.wait(timeout=240)
+    output = run.log()
+    assert status == 0, output
+    assert "backend mujoco" in output and "demo goal succeeded" in output
+    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
+
+
 @pytest.mark.parametrize("how", ["sigterm", "ctrl-c"])
 def test_up_shuts_down_cleanly_on_a_signal(how: str, tmp_path: Path) -> None:
     require_launch()
