@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bb_robot.resources import share_directories
 
-ParameterValue = str | float | bool | tuple[str, ...]
+ParameterValue = str | float | bool | tuple[str, ...] | tuple[float, ...]
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class ParameterSpec:
     default: ParameterValue | None
     description: str
     read_only: bool = False
-    #: The ROS parameter type: "string", "double", "bool" or "string_array".
+    #: The ROS parameter type: "string", "double", "bool", "string_array" or "double_array".
     type: str = "string"
     #: For ``double``: the inclusive range allowed, as ``(low, high)``.
     range: tuple[float, float] | None = None
@@ -66,6 +66,20 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         "",
         "Text put in front of every frame id in /tf, /tf_static, ~/tip_pose and ~/serial_manipulator "
         "(e.g. 'left/'). It does not change topic names: use the node namespace for those.",
+    ),
+    ParameterSpec(
+        "parent_frame",
+        "",
+        "Frame the robot stands in, shared by several robots (e.g. 'world'; not prefixed). Set: "
+        "/tf_static also carries parent_frame -> the robot's top frame (frame_prefix + its root link, "
+        "or + 'world' for a model of an SDF world) at base_pose. Empty: no such transform.",
+    ),
+    ParameterSpec(
+        "base_pose",
+        (0.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+        "[x, y, z, roll, pitch, yaw] (m, rad; fixed-axis roll, pitch, yaw as URDF's <origin>) of the "
+        "robot's top frame in parent_frame. Used only when parent_frame is set.",
+        type="double_array",
     ),
     ParameterSpec(
         "publish_frequency",

@@ -26,6 +26,7 @@ from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPo
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
+from bb_robot.description.base_frame import base_transform, check_base_pose
 from bb_robot.description.parameters import PARAMETERS, RELOAD_PARAMETERS, default_model_dirs
 from bb_robot.description.sources import LoadedModel, load_description_text, load_model
 from bb_robot.description.throttle import WarningThrottle
@@ -74,7 +75,10 @@ _TYPES = {
     "double": ParameterType.PARAMETER_DOUBLE,
     "bool": ParameterType.PARAMETER_BOOL,
     "string_array": ParameterType.PARAMETER_STRING_ARRAY,
+    "double_array": ParameterType.PARAMETER_DOUBLE_ARRAY,
 }
+#: Parameters that place the robot in a shared frame (bb_robot.description.base_frame).
+BASE_PARAMETERS = frozenset({"parent_frame", "base_pose"})
 
 
 class StartupError(Exception):
@@ -108,6 +112,10 @@ class DescriptionNode(Node):
         self._frame_prefix: str = self.get_parameter("frame_prefix").value
         self._ignore_timestamp: bool = self.get_parameter("ignore_timestamp").value
         self._frequency: float = self.get_parameter("publish_frequency").value
+        try:
+            check_base_pose(self.get_parameter("base_pose").value)
+        except BbRobotError as error:
+            raise StartupError(str(error)) from None
         # No QoS event handlers on the publishers: each is one more entity the executor waits on
         # for every message (a subscriber with incompatible QoS still reports it on its side).
         quiet = PublisherEventCallbacks(use_default_callbacks=False)
@@ -243,7 +251,17 @@ class DescriptionNode(Node):
             return
         stamp = self.get_clock().now().to_msg()
         message = self._TFMessage()
-        for parent, child, translation, rotation in static_transforms(prepared, self._frame_prefix):
+        transforms = static_transforms(prepared, self._frame_prefix)
+        placement = prepared.loaded.placement
+        top = self._frame_prefix + (placement.parent if placement is not None else prepared.loaded.robot.root_link)
+        try:
+            base = base_transform(self.get_parameter("parent_frame").value, self.get_parameter("base_pose").value, top)
+        except BbRobotError as error:
+            base = None
+            self.get_logger().error(f"not publishing the robot's base transform: {error}")
+        if base is not None:
+            transforms.insert(0, base)
+        for parent, child, translation, rotation in transforms:
             message.transforms.append(
                 self._transform(parent, child, stamp.sec, stamp.nanosec, (*translation, *rotation))
             )
@@ -254,6 +272,11 @@ class DescriptionNode(Node):
     def _on_set_parameters(self, parameters: Sequence[Parameter]) -> SetParametersResult:
         changes = {p.name: p.value for p in parameters}
         self._pending = None
+        if "base_pose" in changes:
+            try:
+                check_base_pose(changes["base_pose"])
+            except BbRobotError as error:
+                return SetParametersResult(successful=False, reason=str(error))
         if not RELOAD_PARAMETERS & changes.keys():
             return SetParametersResult(successful=True)
         config = self._config(changes)
@@ -300,7 +323,7 @@ class DescriptionNode(Node):
             self._apply(active, prepared)
             loaded = prepared.loaded
             self.get_logger().info(f"reloaded: '{prepared.robot_name}' ({loaded.kind}, {loaded.source})")
-        elif "frame_prefix" in names:
+        elif "frame_prefix" in names or BASE_PARAMETERS & names:
             self._publish_latched_frames()
 
     def _configure_timer(self) -> None:

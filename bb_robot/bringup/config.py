@@ -1,0 +1,129 @@
+"""What ``bb-robot up`` and ``launch/bringup.launch.py`` read from a parameter file (``config/*.yaml``).
+
+A bringup parameter file holds the description node's and the driver's parameters.  Sections for
+a namespaced node (``/left/description``) make it a file for several robots: one description node
+and one driver per such namespace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml  # type: ignore[import-untyped]
+
+from bb_robot.errors import BbRobotError
+from bb_robot.resources import share_directories
+
+#: The parameter file ``bb-robot up`` and the launch file use when none is given.
+DEFAULT_CONFIG = "bb_arm.yaml"
+
+
+class BringupConfigError(BbRobotError):
+    """A parameter file that cannot be found or read (the message names it)."""
+
+
+@dataclass(frozen=True)
+class BringupConfig:
+    """The parts of a parameter file the bringup needs."""
+
+    path: Path
+    #: The robots' namespaces ("" for one robot in the launch namespace).
+    robots: tuple[str, ...]
+    #: The description node's ``model`` (``/**`` or ``/**/description``), "" if none.
+    model: str
+    model_scope: str
+    #: The driver's backend ("" if the file does not say).
+    backend: str
+    #: Joints the file names in the driver's ``joints``, ``joint_limits`` and ``constraints``.
+    joints: frozenset[str]
+    #: ``joint_limits.<joint>.max_acceleration`` where given.
+    max_acceleration: dict[str, float] = field(default_factory=dict)
+    #: ``joint_limits.<joint>.max_velocity`` where given.
+    max_velocity: dict[str, float] = field(default_factory=dict)
+
+
+def config_path(name: str) -> Path:
+    """The parameter file ``name``: an existing path, else a name under bb_robot's ``config/``.
+
+    Raises:
+        BringupConfigError: no such file (the message lists where it looked).
+    """
+    given = Path(name).expanduser()
+    if given.is_file():
+        return given.resolve()
+    searched = [given]
+    if not given.is_absolute():
+        for share in share_directories():
+            candidate = share / "config" / name
+            searched.append(candidate)
+            if candidate.is_file():
+                return candidate
+    raise BringupConfigError(f"no parameter file '{name}' (looked at {', '.join(map(str, searched))})")
+
+
+def robots_in(data: dict[str, Any]) -> tuple[str, ...]:
+    """The namespaces that have a description node section of their own (``/left/description``)."""
+    found: list[str] = []
+    for pattern in data:
+        parts = str(pattern).strip("/").split("/")
+        if len(parts) >= 2 and parts[-1] == "description" and not any("*" in part for part in parts):
+            namespace = "/".join(parts[:-1])
+            if namespace not in found:
+                found.append(namespace)
+    return tuple(found)
+
+
+def _sections(data: dict[str, Any], node: str) -> list[dict[str, Any]]:
+    """The ``ros__parameters`` of every section that applies to ``node`` (any namespace)."""
+    result = []
+    for pattern, body in data.items():
+        last = str(pattern).rstrip("/").split("/")[-1]
+        if last in ("**", "*", node) and isinstance(body, dict):
+            result.append(body.get("ros__parameters") or {})
+    return result
+
+
+def read_config(name: str) -> BringupConfig:
+    """Read the parameter file ``name`` (see :func:`config_path`).
+
+    Raises:
+        BringupConfigError: missing, not YAML, or not a ROS parameter file.
+    """
+    path = config_path(name)
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except (OSError, yaml.YAMLError) as error:
+        raise BringupConfigError(f"{path}: cannot read the parameter file: {error}") from None
+    if not isinstance(data, dict) or not all(isinstance(v, dict) and "ros__parameters" in v for v in data.values()):
+        raise BringupConfigError(f"{path}: not a ROS 2 parameter file (<node>: {{ros__parameters: ...}} sections)")
+    description: dict[str, Any] = {}
+    for section in _sections(data, "description"):
+        description.update(section)
+    driver: dict[str, Any] = {}
+    joints: set[str] = set()
+    accelerations: dict[str, float] = {}
+    velocities: dict[str, float] = {}
+    for section in _sections(data, "driver"):
+        driver.update({k: v for k, v in section.items() if k not in ("joint_limits", "constraints")})
+        joints |= set(section.get("joints") or ())
+        for joint, limits in (section.get("joint_limits") or {}).items():
+            joints.add(joint)
+            if isinstance(limits, dict) and limits.get("has_acceleration_limits") and "max_acceleration" in limits:
+                accelerations[joint] = float(limits["max_acceleration"])
+            if isinstance(limits, dict) and limits.get("has_velocity_limits") and "max_velocity" in limits:
+                velocities[joint] = float(limits["max_velocity"])
+        for joint, value in (section.get("constraints") or {}).items():
+            if isinstance(value, dict):
+                joints.add(joint)
+    return BringupConfig(
+        path=path,
+        robots=robots_in(data),
+        model=str(description.get("model") or ""),
+        model_scope=str(description.get("model_scope") or ""),
+        backend=str(driver.get("backend") or ""),
+        joints=frozenset(joints),
+        max_acceleration=accelerations,
+        max_velocity=velocities,
+    )

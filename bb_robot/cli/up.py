@@ -1,0 +1,340 @@
+"""``bb-robot up [MODEL]``: bring the whole system up with ROS 2's launch, watch it, run a demo.
+
+Runs ``launch/bringup.launch.py`` through launch's ``LaunchService`` in a child process
+(:mod:`bb_robot.cli.up_process`), shows the stages as the system comes up (robot_description
+published → driver configured → active → armed) with their times, then a live view of the
+joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
+the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
+that moves every joint through half its range.  The ROS side is :mod:`bb_robot.nodes.up_client`;
+this module never imports rclpy.  ``docs/bringup.md`` describes it all.
+
+Exit codes: 0 success (or a clean shutdown on Ctrl-C / SIGTERM / ``--duration``); 1 the input is
+bad or the system did not come up (the message names the stage and why) or the demo goal
+failed; 2 wrong usage.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from bb_robot.bringup.demo import DemoPoint, demo_points
+from bb_robot.bringup.status import GoalProgress, RobotView
+from bb_robot.cli import common
+from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
+from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
+from bb_robot.cli.up_process import BringupProcess
+from bb_robot.cli.up_view import Limits, plain_lines, rich_view
+from bb_robot.driver.backends.base import builtin_backends
+
+if TYPE_CHECKING:
+    from bb_robot.nodes.up_client import UpClient
+
+#: Seconds between two plain status blocks without a terminal.
+PLAIN_PERIOD = 1.0
+#: How long the demo goal may take beyond its own duration before it counts as failed.
+GOAL_SLACK = 20.0
+#: GoalStatus.STATUS_SUCCEEDED.
+SUCCEEDED = 4
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "up",
+        help="bring a robot up (description node + driver, with ROS 2 launch), watch it, run a demo",
+        description="Start launch/bringup.launch.py (the description node and the driver) through ROS 2's "
+        "launch system, show the stages as the system comes up, then a live view of the joints. "
+        "Ctrl-C or SIGTERM shuts everything down.",
+    )
+    parser.add_argument(
+        "file",
+        nargs="?",
+        metavar="MODEL",
+        help="URDF, xacro, SDF model or SDF world (default: the parameter file's model, bb_arm)",
+    )
+    parser.add_argument("--scope", metavar="S", help="SDF: '::'-separated scoped name of the robot model")
+    parser.add_argument(
+        "--resource-path",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="SDF: a directory searched for <include> URIs (repeatable); the nodes may load files from it",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="YAML",
+        help="parameter file of the nodes: a path or a name in bb_robot's config/ (default: bb_arm.yaml)",
+    )
+    parser.add_argument(
+        "--backend",
+        metavar="NAME",
+        help=f"what moves the joints: {', '.join(builtin_backends())} (default: the parameter file's, else sim)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="arm the driver and move every joint through half its range with a FollowJointTrajectory goal; "
+        "without --duration, exit when it ends (0 succeeded, 1 failed)",
+    )
+    parser.add_argument("--duration", type=float, metavar="S", help="shut down S seconds after the system is up")
+    parser.add_argument("--picture", metavar="FILE", help="draw the robot at its final pose (PNG, SVG, PDF)")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, metavar="S", help="seconds each stage may take (default 10)"
+    )
+    parser.set_defaults(handler=run)
+
+
+# ------------------------------------------------------------------------------ the run
+@dataclass
+class _Run:
+    plan: BringupPlan
+    process: BringupProcess
+    client: UpClient
+    stop: threading.Event
+    start: float
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def views(self) -> dict[str, RobotView]:
+        return self.client.snapshot()
+
+    def say(self, text: str) -> None:
+        print(f"  [{self.elapsed():6.2f} s] {text}", flush=True)
+
+
+class StageFailed(Exception):
+    """A stage did not complete; the message says which and why."""
+
+
+@contextmanager
+def _signals_to(stop: threading.Event) -> Iterator[None]:
+    """SIGINT and SIGTERM set ``stop`` (a clean shutdown follows) instead of killing the command."""
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    for sig in previous:
+        signal.signal(sig, lambda *_: stop.set())
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _wait(run: _Run, done: Callable[[], bool], timeout: float, stage: str) -> bool:
+    """Poll until ``done()``; False when stopped by a signal. Raises :class:`StageFailed` when the
+    launch ends first (timeouts are the caller's)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if done():
+            return True
+        if run.stop.is_set():
+            return False
+        if not run.process.running():
+            errors = "; ".join(run.process.errors()) or "no error in its output"
+            raise StageFailed(
+                f"{stage}: the launch ended (exit status {run.process.process.returncode}) before it: {errors}"
+            )
+        run.process.watch()
+        time.sleep(0.05)
+    return done()
+
+
+def _explain(run: _Run, what: str) -> str:
+    errors = run.process.errors(3)
+    return what + (f" (launch output: {' | '.join(e.strip() for e in errors)})" if errors else "")
+
+
+def _bring_up(run: _Run, timeout: float, arm: bool) -> bool:
+    """Wait for each stage of every robot; False when stopped by a signal."""
+    plan = run.plan
+    for namespace in plan.robots:
+        ns = f"/{namespace}" if namespace else ""
+        label = f"{ns} " if ns else ""
+
+        def view(namespace: str = namespace) -> RobotView:
+            return run.views()[namespace]
+
+        if not _wait(run, lambda: view().description_at is not None, timeout, "robot_description"):
+            return False
+        if view().description_at is None:
+            raise StageFailed(_explain(run, f"no robot_description on {ns}/robot_description after {timeout:g} s"))
+        robot = plan.robot
+        run.say(
+            f"{label}robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints"
+        )
+        if not _wait(run, lambda: view().configured_at is not None, timeout, "driver configured"):
+            return False
+        if view().configured_at is None:
+            raise StageFailed(
+                _explain(run, f"driver {ns}/driver still {view().lifecycle} after {timeout:g} s, not configured")
+            )
+        run.say(f"{label}driver configured")
+        if not _wait(run, lambda: view().active_at is not None, timeout, "driver active"):
+            return False
+        if view().active_at is None:
+            raise StageFailed(_explain(run, f"driver {ns}/driver {view().lifecycle} after {timeout:g} s, not active"))
+        run.say(f"{label}driver active")
+        if arm and view().arm_state != "armed":
+            ok, message = run.client.arm(namespace, timeout)
+            if not ok:
+                raise StageFailed(f"driver {ns}/driver did not arm: {message or 'refused'}")
+            if not _wait(run, lambda: view().arm_state == "armed", timeout, "driver armed"):
+                return False
+        if view().arm_state == "armed":
+            run.say(f"{label}driver armed")
+        else:
+            run.say(f"{label}driver {view().arm_state} (--demo arms it; or call {ns}/driver/arm)")
+    return True
+
+
+def _demo_goal(run: _Run, namespace: str) -> GoalProgress:
+    plan = run.plan
+    view = run.views()[namespace]
+    current = dict(zip(view.joint_names, view.positions, strict=False))
+    joints = [joint for joint in plan.demo_joints if joint.name in current]
+    points: list[DemoPoint] = demo_points(joints, current)
+    return run.client.send_goal(namespace, [j.name for j in joints], points)
+
+
+def _show(run: _Run, goals: dict[str, GoalProgress], until: Callable[[], bool]) -> None:
+    """The live view (rich in a terminal, plain lines otherwise) until ``until()`` or a signal."""
+    limits = {name: Limits(j.lower, j.upper) for name, j in ((j.name, j) for j in run.plan.demo_joints)}
+    if sys.stdout.isatty():
+        from rich.live import Live
+
+        with Live(rich_view(run.elapsed(), run.views(), limits, goals), refresh_per_second=4) as live:
+            while not until() and not run.stop.is_set() and run.process.running():
+                run.process.watch()
+                live.update(rich_view(run.elapsed(), run.views(), limits, goals))
+                time.sleep(0.25)
+        return
+    next_print = 0.0
+    while not until() and not run.stop.is_set() and run.process.running():
+        run.process.watch()
+        if time.monotonic() >= next_print:
+            print("\n".join(plain_lines(run.elapsed(), run.views(), limits, goals)), flush=True)
+            next_print = time.monotonic() + PLAIN_PERIOD
+        time.sleep(0.05)
+    print("\n".join(plain_lines(run.elapsed(), run.views(), limits, goals)), flush=True)
+
+
+def _operate(run: _Run, args: argparse.Namespace) -> int:
+    """After the system is up: demo, live view, until the end; returns the exit code."""
+    up_at = time.monotonic()
+    goals: dict[str, GoalProgress] = {}
+    if args.demo:
+        for namespace in run.plan.robots:
+            goals[namespace] = _demo_goal(run, namespace)
+            run.say(f"{'/' + namespace + ' ' if namespace else ''}demo goal sent (FollowJointTrajectory)")
+    goal_deadline = time.monotonic() + run.plan.demo_time + GOAL_SLACK
+
+    def demo_over() -> bool:
+        return all(goal.done for goal in goals.values()) or time.monotonic() > goal_deadline
+
+    def finished() -> bool:
+        if args.duration is not None:
+            return time.monotonic() - up_at >= args.duration and (not goals or demo_over())
+        return bool(goals) and demo_over()
+
+    _show(run, goals, finished)
+    if not run.process.running():
+        raise StageFailed(_explain(run, f"the launch ended (exit status {run.process.process.returncode})"))
+    code = EXIT_OK
+    for namespace, goal in goals.items():
+        label = f"/{namespace} " if namespace else ""
+        if not goal.done:
+            if run.stop.is_set():
+                run.say(f"{label}demo interrupted")
+                continue
+            run.say(f"{label}demo goal failed: no result within {run.plan.demo_time + GOAL_SLACK:.0f} s")
+            code = EXIT_INPUT
+        elif goal.rejected_reason or goal.status != SUCCEEDED or goal.error_code != 0:
+            reason = goal.rejected_reason or f"error_code {goal.error_code} {goal.error_string}".strip()
+            run.say(f"{label}demo goal failed: {reason} (status {goal.status})")
+            code = EXIT_INPUT
+        else:
+            run.say(f"{label}demo goal succeeded ({goal.feedback_count} feedback messages)")
+    return code
+
+
+def _picture(run: _Run, path: str) -> None:
+    from bb_robot.bringup.picture import draw_robot
+
+    namespace = run.plan.robots[0]
+    view = run.views()[namespace]
+    positions = dict(zip(view.joint_names, view.positions, strict=False))
+    written = draw_robot(run.plan.robot, positions, path, run.plan.tip)
+    print(f"picture of the final pose: {written}", flush=True)
+
+
+def _check_launch_installed() -> None:
+    if importlib.util.find_spec("launch_ros") is None or importlib.util.find_spec("launch.launch_service") is None:
+        raise UpError(
+            "ROS 2's launch system (launch, launch_ros) is not installed: run scripts/setup with the pinned "
+            "archives in ../shared/third_party/ros2/ beside the repository (docs/bringup.md), or source a "
+            "ROS 2 install"
+        )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Bring the system up, watch it, shut it down; returns the exit code."""
+    if args.duration is not None and not args.duration >= 0:
+        raise UsageError(f"--duration must be a number of seconds >= 0, got {args.duration}")
+    if not args.timeout > 0:
+        raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    environment()
+    plan = plan_bringup(
+        args.file, config=args.config, scope=args.scope, resource_paths=args.resource_path, backend=args.backend
+    )
+    _check_launch_installed()
+    print(f"bb-robot up: {plan.summary}", flush=True)
+    stop = threading.Event()
+    start = time.monotonic()
+    with _signals_to(stop):
+        process = BringupProcess(plan.launch_arguments)
+        from bb_robot.nodes.up_client import UpClient  # the node layer (rclpy)
+
+        client = UpClient(plan.robots)
+        run_ = _Run(plan, process, client, stop, start)
+        code = EXIT_OK
+        try:
+            if _bring_up(run_, args.timeout, arm=args.demo):
+                code = _operate(run_, args)
+            if stop.is_set():
+                run_.say("interrupted: shutting down")
+        except StageFailed as failure:
+            common.warn(f"the system did not come up: {failure}")
+            code = EXIT_INPUT
+        finally:
+            if args.picture and any(v.positions for v in run_.views().values()):
+                _picture(run_, args.picture)
+            run_.say("stopping the launch (SIGINT)")
+            left = process.stop()
+            client.close()
+            if left:
+                common.warn(f"had to end processes the launch left running: {left}")
+            run_.say(f"stopped; launch output in {process.log_path}")
+    return code
+
+
+def environment() -> None:
+    """Make the environment what ``source scripts/env.sh`` makes it, where it is not set yet: this
+    venv as the ament prefix, ROS traffic on this machine."""
+    prefix = sys.prefix
+    index = os.path.join(prefix, "share", "ament_index", "resource_index", "packages", "bb_robot")
+    paths = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
+    if os.path.isfile(index) and prefix not in paths:
+        os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join([prefix, *paths])
+    os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+
+
+__all__ = ["register", "run"]

@@ -1,0 +1,109 @@
+"""The launch process of ``bb-robot up``: ``python -m bb_robot.nodes.bringup_launch`` as a child.
+
+It runs in a session of its own, so a Ctrl-C in the terminal reaches ``bb-robot up`` only, which
+then shuts the launch down with SIGINT (launch's clean shutdown: every node is signalled and
+waited for).  Every process seen below it is remembered, and any still running after the launch
+has ended is terminated, so that nothing is left behind.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+
+import psutil  # type: ignore[import-untyped]
+
+#: The module that runs launch/bringup.launch.py through launch's LaunchService.
+RUNNER = "bb_robot.nodes.bringup_launch"
+
+
+class BringupProcess:
+    """The launch system running ``bringup.launch.py`` with ``arguments`` (``name → value``)."""
+
+    def __init__(self, arguments: Mapping[str, str], env: Mapping[str, str] | None = None) -> None:
+        self.log_path = Path(tempfile.mkdtemp(prefix="bb_robot_up_")) / "launch.log"
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        command = [sys.executable, "-m", RUNNER, *(f"{name}:={value}" for name, value in arguments.items())]
+        child_env = dict(os.environ if env is None else env)
+        child_env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
+        child_env["PYTHONUNBUFFERED"] = "1"
+        self.process = subprocess.Popen(
+            command, stdout=self._log, stderr=subprocess.STDOUT, env=child_env, start_new_session=True
+        )
+        self.seen: dict[int, float] = {}  # pid → its create_time (a reused pid is another process)
+        self.watch()
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def running(self) -> bool:
+        return self.process.poll() is None
+
+    def watch(self) -> None:
+        """Remember the launch process and every process below it now."""
+        try:
+            root = psutil.Process(self.process.pid)
+            for process in [root, *root.children(recursive=True)]:
+                self.seen.setdefault(process.pid, process.create_time())
+        except psutil.Error:
+            pass
+
+    def log(self) -> str:
+        return self.log_path.read_text(errors="replace")
+
+    def errors(self, limit: int = 5) -> list[str]:
+        """The last error lines of the launch output (launch's own and the nodes')."""
+        lines = [line for line in self.log().splitlines() if "ERROR" in line or "Error" in line or "error:" in line]
+        return lines[-limit:]
+
+    def alive_children(self) -> list[psutil.Process]:
+        """Processes seen below the launch (or the launch itself) that are still running."""
+        alive = []
+        for pid, created in self.seen.items():
+            try:
+                process = psutil.Process(pid)
+                if process.create_time() == created and process.status() != psutil.STATUS_ZOMBIE:
+                    alive.append(process)
+            except psutil.Error:
+                continue
+        return alive
+
+    def stop(self, timeout: float = 30.0) -> list[int]:
+        """SIGINT to the launch and wait; then end whatever is left.
+
+        Returns:
+            The pids that had to be terminated or killed after the launch ended (empty when the
+            shutdown was clean).
+        """
+        self.watch()
+        if self.running():
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.process.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.process.terminate()
+                try:
+                    self.process.wait(10)
+                except subprocess.TimeoutExpired:
+                    self.process.kill()
+                    self.process.wait()
+        left = self.alive_children()
+        for process in left:
+            try:
+                process.terminate()
+            except psutil.Error:
+                pass
+        _, still = psutil.wait_procs(left, timeout=5)
+        for process in still:
+            try:
+                process.kill()
+            except psutil.Error:
+                pass
+        self._log.close()
+        return [process.pid for process in left]
