@@ -483,13 +483,13 @@ def test_publish_frequency_caps_the_rate_without_losing_the_latest_state(probe: 
     s.wait_static()
     s.exchange(["elbow_joint"], [0.0])
     s.tf.clear()
-    start = time.monotonic()
     for i in range(40):
         s.send(["elbow_joint"], [0.01 * i])
         probe.spin_for(0.01)
     probe.spin_for(0.5)
-    elapsed = time.monotonic() - start
-    assert 1 <= len(s.tf) <= elapsed * 5 + 2
+    # Throttled: far fewer messages out than in (the rate law itself, with a controlled clock, is
+    # tested in test/description/test_throttle_and_parameters.py; no wall-clock bound here).
+    assert 1 <= len(s.tf) < 40
     last = s.tf[-1].transforms[0]
     assert stamp_ns(last) == s.stamp * 1_000_000_000  # the newest message is never dropped
 

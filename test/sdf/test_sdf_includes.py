@@ -7,7 +7,6 @@ from __future__ import annotations
 import math
 import os
 import socket
-import time
 from pathlib import Path
 
 import numpy as np
@@ -261,10 +260,8 @@ def test_include_cycle_is_an_error_naming_the_chain(tmp_path: Path) -> None:
         '<sdf version="1.9"><model name="b"><link name="l"/><include><uri>a.sdf</uri></include></model></sdf>',
     )
     top = write(tmp_path / "w.sdf", world("<include><uri>a.sdf</uri></include>"))
-    started = time.perf_counter()
     with pytest.raises(IncludeError) as caught:
         read_document(top)
-    assert time.perf_counter() - started < 1.0
     error = caught.value
     assert error.kind == "cycle"
     assert error.chain == (str(tmp_path / "a.sdf"), str(tmp_path / "b.sdf"), str(tmp_path / "a.sdf"))

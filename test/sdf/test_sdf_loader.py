@@ -4,7 +4,6 @@ errors of bad input: hostile XML, malformed values, each naming file, line, elem
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 import numpy as np
@@ -236,10 +235,8 @@ HOSTILE = {
 @pytest.mark.parametrize("name", sorted(HOSTILE))
 def test_hostile_xml_is_refused(name: str, tmp_path: Path) -> None:
     path = write(tmp_path, HOSTILE[name])
-    started = time.perf_counter()
-    with pytest.raises(UnsafeSdfError) as caught:
+    with pytest.raises(UnsafeSdfError) as caught:  # refused before any expansion: the timeout mark guards a hang
         load_from_file(path)
-    assert time.perf_counter() - started < 1.0
     message = str(caught.value)
     assert message.startswith(f"{path}:")
     assert "refused <!DOCTYPE>" in message and "passwd" not in message
