@@ -12,6 +12,7 @@ Exit status: launch's (0 after a clean shutdown).
 from __future__ import annotations
 
 import os
+import signal
 import sys
 from collections.abc import Sequence
 
@@ -66,6 +67,9 @@ def run(argv: Sequence[str]) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point: run until SIGINT (or until every node has ended); returns the exit status."""
     arguments = list(sys.argv[1:] if argv is None else argv)
+    # Started as a background job of a shell, SIGINT arrives ignored (SIG_IGN), and the nodes would
+    # inherit that and never stop on it: listen to it again.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         return run(arguments)
     except (LaunchMissingError, ValueError) as error:

@@ -35,6 +35,9 @@ def test_the_issue_parameters_and_nothing_rclpy_declares_itself() -> None:
         "ignore_timestamp",
         "source_list",
         "model_dirs",
+        # issue 13: where the robot stands in a TF tree shared with other robots
+        "parent_frame",
+        "base_pose",
     }
     assert "use_sim_time" not in PARAMETER_NAMES
     assert all(item.description.strip() for item in PARAMETERS)

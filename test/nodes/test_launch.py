@@ -90,7 +90,24 @@ def _description_parameters(path: Path) -> dict[str, Any]:
     return values
 
 
-@pytest.mark.parametrize("path", sorted(CONFIG_DIR.glob("*.yaml")), ids=lambda p: p.name)
+#: Parameter files for any robot (the model comes from the launch argument or `bb-robot up MODEL`).
+GENERIC_CONFIGS = {"generic.yaml"}
+
+
+def test_generic_parameter_files_hold_nothing_robot_specific() -> None:
+    for name in GENERIC_CONFIGS:
+        text = (CONFIG_DIR / name).read_text()
+        data = yaml.safe_load(text)
+        assert _description_parameters(CONFIG_DIR / name)["model"] == ""
+        for body in data.values():
+            parameters = body["ros__parameters"]
+            for key in ("tip_link", "joints", "joint_limits", "constraints", "robot_name", "frame_prefix"):
+                assert key not in parameters, f"{name} sets {key}, which belongs to one robot"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in CONFIG_DIR.glob("*.yaml") if p.name not in GENERIC_CONFIGS), ids=lambda p: p.name
+)
 def test_parameter_files_load_their_robot(path: Path) -> None:
     from bb_robot.description.core import prepare
     from bb_robot.description.sources import load_model
