@@ -829,7 +829,8 @@ class DriverNode(LifecycleNode):
         message.desired.accelerations = a.tolist()
         message.actual.positions, message.actual.velocities = ap.tolist(), av.tolist()
         message.error.positions, message.error.velocities = (p - ap).tolist(), (v - av).tolist()
-        message.index = int(feedback.index)
+        if hasattr(message, "index"):  # control_msgs 6.3+ (Kilted); Jazzy's 5.x feedback has no index
+            message.index = int(feedback.index)
         return message
 
     # ------------------------------------------------------------------ arming
