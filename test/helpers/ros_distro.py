@@ -35,7 +35,9 @@ def in_jazzy_profile(path: Path, test_dir: Path) -> bool:
         return False
     if relative.as_posix() in JAZZY_PROFILE_EXCLUDED:
         return False
-    return any(relative.match(pattern) and len(relative.parts) == len(Path(pattern).parts) for pattern in JAZZY_PROFILE_GLOBS)
+    return any(
+        relative.match(pattern) and len(relative.parts) == len(Path(pattern).parts) for pattern in JAZZY_PROFILE_GLOBS
+    )
 
 
 def running_distro() -> str:

@@ -5,8 +5,9 @@
 Against the driver ``NODE_NAME`` (in ``NAMESPACE``) it: waits for ``joint_states``; sends a
 ``sensor_msgs/JointState`` command moving ``JOINT`` to ``TARGET_COMMAND`` and waits until the joint
 states show it there; sends a ``control_msgs/FollowJointTrajectory`` goal moving it to
-``TARGET_GOAL`` in 2 s and waits for the result, counting the feedback messages that arrive and
-checking that each names ``JOINT``.  Prints one JSON object (what happened, this side's type hashes
+``TARGET_GOAL`` through four points 0.5 s apart and waits for the result, recording of each
+feedback message that arrives the joints it names, its desired point's ``time_from_start`` and how
+many ``multi_dof_joint_names`` it holds.  Prints one JSON object (what happened, this side's type hashes
 of the feedback and of the goal request) and exits 0; each step that does not happen within
 ``TIMEOUT`` seconds is reported as such, not raised.  Only API that both rclpy 7 (Jazzy) and 9
 (Kilted) have is used.
@@ -69,10 +70,11 @@ def main(argv: list[str]) -> int:
         now = position()
         return now is not None and abs(now - target) < 1e-3
 
+    action_type = "control_msgs/action/FollowJointTrajectory"
     report: dict[str, Any] = {
         "rclpy": rclpy.__file__,
-        "feedback_hash": _hash_of("control_msgs", "action/FollowJointTrajectory", "control_msgs/action/FollowJointTrajectory_Feedback"),
-        "goal_hash": _hash_of("control_msgs", "action/FollowJointTrajectory", "control_msgs/action/FollowJointTrajectory_Goal"),
+        "feedback_hash": _hash_of("control_msgs", "action/FollowJointTrajectory", f"{action_type}_Feedback"),
+        "goal_hash": _hash_of("control_msgs", "action/FollowJointTrajectory", f"{action_type}_Goal"),
         "joint_state_hash": _hash_of("sensor_msgs", "msg/JointState", "sensor_msgs/msg/JointState"),
     }
     report["joint_states"] = spin_until(lambda: position() is not None)
@@ -88,7 +90,14 @@ def main(argv: list[str]) -> int:
     report["action_server"] = action.wait_for_server(timeout_sec=limit)
     goal = FollowJointTrajectory.Goal()
     goal.trajectory.joint_names = [joint]
-    goal.trajectory.points = [JointTrajectoryPoint(positions=[goal_position], time_from_start=Duration(sec=2))]
+    start = position() or 0.0
+    goal.trajectory.points = [
+        JointTrajectoryPoint(
+            positions=[start + (goal_position - start) * k / 4],
+            time_from_start=Duration(sec=k // 2, nanosec=(k % 2) * 500_000_000),
+        )
+        for k in range(1, 5)
+    ]
     sent = action.send_goal_async(goal, feedback_callback=feedback.append)
     report["goal_answered"] = spin_until(sent.done)
     handle = sent.result() if sent.done() else None
@@ -102,8 +111,14 @@ def main(argv: list[str]) -> int:
             report["error_string"] = answer.result.error_string
     spin_until(lambda: near(goal_position), 1.0)
     report["goal_reached"] = near(goal_position)
-    report["feedback"] = len(feedback)
-    report["feedback_naming_the_joint"] = sum(1 for f in feedback if list(f.feedback.joint_names) == [joint])
+    report["feedback"] = [
+        {
+            "joint_names": list(f.feedback.joint_names),
+            "t": f.feedback.desired.time_from_start.sec + 1e-9 * f.feedback.desired.time_from_start.nanosec,
+            "multi_dof_joint_names": len(f.feedback.multi_dof_joint_names),
+        }
+        for f in feedback
+    ]
     print(json.dumps(report), flush=True)
     executor.shutdown()
     node.destroy_node()
