@@ -2,7 +2,7 @@
 
 Runs ``launch/bringup.launch.py`` through launch's ``LaunchService`` in a child process
 (:mod:`bb_robot.cli.up_process`), shows the stages as the system comes up (robot_description
-published → driver configured → active → armed) with their times, then a live view of the
+published → driver configured → active → first /tf → armed) with their times, then a live view of the
 joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
 that moves every joint through half its range.  The ROS side is :mod:`bb_robot.nodes.up_client`;
@@ -130,8 +130,8 @@ def _signals_to(stop: threading.Event) -> Iterator[None]:
 
 
 def _wait(run: _Run, done: Callable[[], bool], timeout: float, stage: str) -> bool:
-    """Poll until ``done()``; False when stopped by a signal. Raises :class:`StageFailed` when the
-    launch ends first (timeouts are the caller's)."""
+    """Poll until ``done()`` (True), a signal or the timeout (False). Raises :class:`StageFailed`
+    when the launch ends first."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if done():
@@ -153,46 +153,78 @@ def _explain(run: _Run, what: str) -> str:
     return what + (f" (launch output: {' | '.join(e.strip() for e in errors)})" if errors else "")
 
 
+def _stage(run: _Run, done: Callable[[], bool], timeout: float, stage: str, why: Callable[[], str]) -> bool:
+    """Wait for one stage: True when done, False when stopped by a signal; raises
+    :class:`StageFailed` with ``why()`` (and the launch's last errors) when it times out."""
+    if _wait(run, done, timeout, stage):
+        return True
+    if run.stop.is_set():
+        return False
+    raise StageFailed(_explain(run, why()))
+
+
 def _bring_up(run: _Run, timeout: float, arm: bool) -> bool:
     """Wait for each stage of every robot; False when stopped by a signal."""
-    plan = run.plan
-    for namespace in plan.robots:
-        ns = f"/{namespace}" if namespace else ""
-        label = f"{ns} " if ns else ""
+    return all(_bring_up_robot(run, namespace, timeout, arm) for namespace in run.plan.robots)
 
-        def view(namespace: str = namespace) -> RobotView:
-            return run.views()[namespace]
 
-        if not _wait(run, lambda: view().description_at is not None, timeout, "robot_description"):
+def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> bool:
+    """The stages of the robot in ``namespace``; False when stopped by a signal."""
+    robot = run.plan.robot
+    ns = f"/{namespace}" if namespace else ""
+    label = f"{ns} " if ns else ""
+    driver = f"{ns}/driver"
+
+    def view() -> RobotView:
+        return run.views()[namespace]
+
+    # (stage, done, why it failed, what to print when done)
+    stages: tuple[tuple[str, Callable[[], bool], Callable[[], str], str], ...] = (
+        (
+            "robot_description",
+            lambda: view().description_at is not None,
+            lambda: f"no robot_description on {ns}/robot_description after {timeout:g} s",
+            f"robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints",
+        ),
+        (
+            "driver configured",
+            lambda: view().configured_at is not None,
+            lambda: f"driver {driver} still {view().lifecycle} after {timeout:g} s, not configured",
+            "driver configured",
+        ),
+        (
+            "driver active",
+            lambda: view().active_at is not None,
+            lambda: f"driver {driver} {view().lifecycle} after {timeout:g} s, not active",
+            "driver active",
+        ),
+        (
+            "first /tf",
+            lambda: view().first_tf_at is not None,
+            lambda: f"no /tf of {robot.name} after {timeout:g} s: the description node gets no {ns}/joint_states?",
+            "first /tf received",
+        ),
+    )
+    for stage, done, why, done_text in stages:
+        if not _stage(run, done, timeout, stage, why):
             return False
-        if view().description_at is None:
-            raise StageFailed(_explain(run, f"no robot_description on {ns}/robot_description after {timeout:g} s"))
-        robot = plan.robot
-        run.say(
-            f"{label}robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints"
-        )
-        if not _wait(run, lambda: view().configured_at is not None, timeout, "driver configured"):
+        run.say(label + done_text)
+    if arm and view().arm_state != "armed":
+        ok, message = run.client.arm(namespace, timeout)
+        if not ok:
+            raise StageFailed(f"driver {driver} did not arm: {message or 'refused'}")
+        if not _stage(
+            run,
+            lambda: view().arm_state == "armed",
+            timeout,
+            "driver armed",
+            lambda: f"driver {driver} {view().arm_state} after {timeout:g} s, not armed",
+        ):
             return False
-        if view().configured_at is None:
-            raise StageFailed(
-                _explain(run, f"driver {ns}/driver still {view().lifecycle} after {timeout:g} s, not configured")
-            )
-        run.say(f"{label}driver configured")
-        if not _wait(run, lambda: view().active_at is not None, timeout, "driver active"):
-            return False
-        if view().active_at is None:
-            raise StageFailed(_explain(run, f"driver {ns}/driver {view().lifecycle} after {timeout:g} s, not active"))
-        run.say(f"{label}driver active")
-        if arm and view().arm_state != "armed":
-            ok, message = run.client.arm(namespace, timeout)
-            if not ok:
-                raise StageFailed(f"driver {ns}/driver did not arm: {message or 'refused'}")
-            if not _wait(run, lambda: view().arm_state == "armed", timeout, "driver armed"):
-                return False
-        if view().arm_state == "armed":
-            run.say(f"{label}driver armed")
-        else:
-            run.say(f"{label}driver {view().arm_state} (--demo arms it; or call {ns}/driver/arm)")
+    if view().arm_state == "armed":
+        run.say(f"{label}driver armed")
+    else:
+        run.say(f"{label}driver {view().arm_state} (--demo arms it; or call {driver}/arm)")
     return True
 
 
@@ -207,7 +239,11 @@ def _demo_goal(run: _Run, namespace: str) -> GoalProgress:
 
 def _show(run: _Run, goals: dict[str, GoalProgress], until: Callable[[], bool]) -> None:
     """The live view (rich in a terminal, plain lines otherwise) until ``until()`` or a signal."""
-    limits = {name: Limits(j.lower, j.upper) for name, j in ((j.name, j) for j in run.plan.demo_joints)}
+    limits = {
+        joint.name: Limits(joint.limits.lower, joint.limits.upper)
+        for joint in run.plan.robot.joints_in_order()
+        if joint.limits is not None and joint.type != "continuous"
+    }
     if sys.stdout.isatty():
         from rich.live import Live
 

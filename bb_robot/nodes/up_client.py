@@ -20,24 +20,16 @@ from typing import Any
 import rclpy
 from rclpy.action import ActionClient
 from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
-from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
 
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
 from bb_robot.bringup.status import GoalProgress, RobotView
+from bb_robot.nodes import description as description_node
 
-LATCHED_QOS = QoSProfile(
-    depth=1,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.TRANSIENT_LOCAL,
-)
-STREAM_QOS = QoSProfile(
-    depth=100,
-    history=HistoryPolicy.KEEP_LAST,
-    reliability=ReliabilityPolicy.RELIABLE,
-    durability=DurabilityPolicy.VOLATILE,
-)
+#: What the description node and the driver use: latched (robot_description, arm_state), and
+#: reliable volatile for the streams.
+LATCHED_QOS = description_node.LATCHED_QOS
+STREAM_QOS = description_node.TF_QOS
 #: Seconds between lifecycle state queries.
 STATE_PERIOD = 0.2
 
