@@ -58,6 +58,7 @@ from bb_robot.driver.tolerances import JointToleranceSpec, Outcome, ToleranceDef
 from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
+from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
 
 NODE_NAME = "driver"
 
@@ -147,6 +148,7 @@ class DriverNode(LifecycleNode):
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(NODE_NAME, **kwargs)
+        answer_impossible_transitions(self)  # rclpy 7 (Jazzy) would die of such a request
         from diagnostic_msgs.msg import DiagnosticArray
         from std_msgs.msg import String
 
