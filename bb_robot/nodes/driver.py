@@ -18,6 +18,7 @@ each sample as the core passes it on.
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -428,7 +429,7 @@ class DriverNode(LifecycleNode):
                     self.create_subscription(
                         Float64MultiArray,
                         topic,
-                        lambda msg, mode=mode, resolved=resolved: self._on_array(msg, mode, resolved),
+                        functools.partial(self._on_array, mode=mode, topic=resolved),
                         SAS_QOS,
                     ),
                 )
