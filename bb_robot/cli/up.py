@@ -35,6 +35,7 @@ from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
 from bb_robot.cli.up_process import BringupProcess
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
 from bb_robot.driver.backends.base import builtin_backends
+from bb_robot.resources import share_directories
 
 if TYPE_CHECKING:
     from bb_robot.nodes.up_client import UpClient
@@ -43,6 +44,8 @@ if TYPE_CHECKING:
 PLAIN_PERIOD = 1.0
 #: How long the demo goal may take beyond its own duration before it counts as failed.
 GOAL_SLACK = 20.0
+#: Fast DDS profile in bb_robot's config/ for quick discovery at start-up.
+DISCOVERY_PROFILE = "fastdds_discovery.xml"
 #: GoalStatus.STATUS_SUCCEEDED.
 SUCCEEDED = 4
 
@@ -331,6 +334,8 @@ def run(args: argparse.Namespace) -> int:
     plan = plan_bringup(
         args.file, config=args.config, scope=args.scope, resource_paths=args.resource_path, backend=args.backend
     )
+    if args.demo:
+        demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     stop = threading.Event()
@@ -364,13 +369,20 @@ def run(args: argparse.Namespace) -> int:
 
 def environment() -> None:
     """Make the environment what ``source scripts/env.sh`` makes it, where it is not set yet: this
-    venv as the ament prefix, ROS traffic on this machine."""
+    venv as the ament prefix, ROS traffic on this machine; and bb_robot's Fast DDS discovery profile."""
     prefix = sys.prefix
     index = os.path.join(prefix, "share", "ament_index", "resource_index", "packages", "bb_robot")
     paths = [p for p in os.environ.get("AMENT_PREFIX_PATH", "").split(os.pathsep) if p]
     if os.path.isfile(index) and prefix not in paths:
         os.environ["AMENT_PREFIX_PATH"] = os.pathsep.join([prefix, *paths])
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
+    # Faster discovery among the processes that start together (Fast DDS only; see the file).
+    if os.environ.get("RMW_IMPLEMENTATION", "rmw_fastrtps_cpp") == "rmw_fastrtps_cpp":
+        for share in share_directories():
+            profile = share / "config" / DISCOVERY_PROFILE
+            if profile.is_file():
+                os.environ.setdefault("FASTDDS_DEFAULT_PROFILES_FILE", str(profile))
+                break
 
 
 __all__ = ["register", "run"]

@@ -141,7 +141,7 @@ def test_up_shuts_down_cleanly_on_a_signal(how: str, tmp_path: Path) -> None:
 def test_a_stage_that_does_not_complete_is_named(tmp_path: Path) -> None:
     """The actuators config with no servo bridge: the driver cannot configure (no feedback)."""
     require_launch()
-    run = Launched(up_command("--config", "bb_arm_actuators.yaml", "--timeout", "20"), tmp_path / "up.log")
+    run = Launched(up_command("--config", "bb_arm_actuators.yaml", "--timeout", "40"), tmp_path / "up.log")
     status = run.wait(180)
     output = run.log()
     assert status == 1, output
