@@ -67,6 +67,15 @@ def libsdformat(tmp_path_factory: pytest.TempPathFactory) -> Libsdformat:
         pytest.skip(f"libsdformat 12 reference unavailable: {unavailable}")
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark the tests of the Jazzy profile (``helpers.ros_distro.JAZZY_PROFILE_GLOBS``) ``jazzy_profile``."""
+    from helpers.ros_distro import in_jazzy_profile
+
+    for item in items:
+        if in_jazzy_profile(Path(str(item.path)), REPO_ROOT / "test"):
+            item.add_marker(pytest.mark.jazzy_profile)
+
+
 # ----------------------------------------------------------------------------------- strict CI
 # The hooks that make an unaccepted skip fail under CI=true.
 pytest_plugins = ["helpers.strict_ci"]

@@ -28,6 +28,7 @@ published, as if their cable were cut: for tests and demonstrations of the drive
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 import sys
@@ -210,7 +211,7 @@ def _make_node() -> Any:
                     float(get("speed_scale").value),
                 )
                 sub = self.create_subscription(
-                    JointState, entry["command_topic"], lambda m, name=name: self.on_command(name, m), latest
+                    JointState, entry["command_topic"], functools.partial(self.on_command, name), latest
                 )
                 pub = self.create_publisher(JointState, entry["state_topic"], latest)
                 self.entities += [("sub", sub), ("pub", pub)]
@@ -232,8 +233,7 @@ def _make_node() -> Any:
             now = time.monotonic()
             dt, self.last = now - self.last, now
             # Declared by type only (no default list): its value is None until someone sets it.
-            unset: Parameter[list[str]] = Parameter("silent_actuators", Parameter.Type.STRING_ARRAY, [])
-            silent = set(self.get_parameter_or("silent_actuators", unset).value or [])
+            silent = set(self.get_parameter_or("silent_actuators").value or [])
             stamp = self.get_clock().now().to_msg()
             for name, servo in self.servos.items():
                 servo.step(dt)

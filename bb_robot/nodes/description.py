@@ -9,6 +9,7 @@ exercise without ROS.
 
 from __future__ import annotations
 
+import functools
 import gc
 import sys
 import time
@@ -166,7 +167,7 @@ class DescriptionNode(Node):
             self._subscriptions_js[topic] = self.create_subscription(
                 JointState,
                 topic,
-                lambda msg, topic=topic: self._on_joint_states(msg, topic),
+                functools.partial(self._on_joint_states, topic=topic),
                 JOINT_STATE_QOS,
                 qos_overriding_options=QoSOverridingOptions.with_default_policies(),
             )

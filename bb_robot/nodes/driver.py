@@ -63,6 +63,7 @@ from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, uncon
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers
 from bb_robot.nodes.executor import executor_thread_scheduling, make_executor, uninterrupted
+from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
 from bb_robot.ros.backend_host import RosBackendHost
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
 
@@ -145,6 +146,7 @@ class DriverNode(LifecycleNode):
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(NODE_NAME, **kwargs)  # type: ignore[arg-type]
+        answer_impossible_transitions(self)  # rclpy 7 (Jazzy) would die of such a request
         self._params = DriverParameters(self)
         self._params.declare_node_parameters()
         self._callback_scheduling = "normal"

@@ -154,7 +154,8 @@ class TrajectoryAction:
         message.desired.accelerations = a.tolist()
         message.actual.positions, message.actual.velocities = ap.tolist(), av.tolist()
         message.error.positions, message.error.velocities = (p - ap).tolist(), (v - av).tolist()
-        message.index = int(feedback.index)
+        if hasattr(message, "index"):  # control_msgs 6.3+ (Kilted); Jazzy's 5.x feedback has no index
+            message.index = int(feedback.index)
         return message
 
     def close(self) -> None:

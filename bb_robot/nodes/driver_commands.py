@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Sequence
 
@@ -86,7 +87,7 @@ class CommandInputs:
                 node.create_subscription(
                     Float64MultiArray,
                     topic,
-                    lambda msg, mode=mode, resolved=resolved: self._on_array(msg, mode, resolved),
+                    functools.partial(self._on_array, mode=mode, topic=resolved),
                     LATEST_RELIABLE_QOS,
                 )
             )

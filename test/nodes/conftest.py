@@ -76,7 +76,9 @@ def _stop_with_parent() -> None:
 
 class NodeProcess:
     """A node (default: the description node) running as a child process; its output goes to
-    ``log_path``.  ``pythonpath`` adds directories to the child's ``PYTHONPATH``."""
+    ``log_path``.  ``pythonpath`` adds directories to the child's ``PYTHONPATH``; ``python`` and
+    ``environment`` run it with another interpreter and environment (another distribution's venv:
+    ``helpers.ros_distro.venv_environment``)."""
 
     def __init__(
         self,
@@ -88,6 +90,8 @@ class NodeProcess:
         module: str = "bb_robot.nodes.description",
         node: str = "description",
         pythonpath: tuple[str, ...] = (),
+        python: str = sys.executable,
+        environment: dict[str, str] | None = None,
     ) -> None:
         self.namespace = namespace
         self.name = f"{namespace}/{node}"
@@ -97,11 +101,11 @@ class NodeProcess:
         # JSON is YAML: every string is quoted and escaped, whatever it holds.
         params_file.write_text(json.dumps({"/**": {"ros__parameters": parameters}}))
         self.log_path = directory / f"{stem}.log"
-        env = dict(os.environ)
+        env = dict(os.environ if environment is None else environment)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO_ROOT), *pythonpath, env.get("PYTHONPATH", "")) if p)
         env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
         command = [
-            sys.executable,
+            python,
             "-m",
             module,
             "--ros-args",
@@ -153,7 +157,7 @@ class NodeProcess:
 @pytest.fixture
 def start_node(tmp_path: Path) -> Iterator[Callable[..., NodeProcess]]:
     """``start_node(parameters, namespace=None, args=(), **options)`` → a running :class:`NodeProcess`
-    (``options``: ``module``, ``node``, ``pythonpath``, see :class:`NodeProcess`)."""
+    (``options``: ``module``, ``node``, ``pythonpath``, ``python``, ``environment``, see :class:`NodeProcess`)."""
     started: list[NodeProcess] = []
 
     def start(
