@@ -16,6 +16,7 @@ models reject bad input with the same :class:`InvalidJointValue` messages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -155,3 +156,17 @@ def as_batch(robot: str, q: npt.ArrayLike, joint_names: Sequence[str]) -> tuple[
         bad = sorted({joint_names[int(i)] for i in np.nonzero(~np.isfinite(batch))[1]})
         raise InvalidJointValue(robot, f"non-finite value for joint(s) {', '.join(bad)}")
     return batch, single
+
+
+def one_configuration(q: npt.ArrayLike, n: int) -> list[float] | None:
+    """Return ``q`` as a list of ``n`` floats when it is a finite float64 vector of that length, else ``None``.
+
+    The cheap check for the one-configuration paths; anything else (lists,
+    batches, bad values) goes through :func:`as_batch`, which converts or
+    raises the error.
+    """
+    if type(q) is not np.ndarray or q.dtype != np.float64 or q.shape != (n,):
+        return None
+    values: list[float] = q.tolist()
+    # A sum is finite only when every term is (an overflow to inf just takes the slow path).
+    return values if math.isfinite(sum(values)) else None
