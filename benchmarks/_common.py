@@ -15,6 +15,7 @@ Numbers are measurements on one machine, never assertions: tests hold no wall-cl
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import gc
 import importlib.metadata
@@ -25,7 +26,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
@@ -48,6 +49,21 @@ ENVIRONMENT_CAVEATS = (
 
 
 # ------------------------------------------------------------------------------ timing
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Silence C++ chatter (urdfdom's console_bridge writes to file descriptor 2)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def freeze_heap() -> None:
     """Collect garbage, then move every surviving object (modules, test data) to the
     collector's permanent generation: later collections, timed or not, only scan what the

@@ -18,13 +18,18 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.transforms import Matrix, skew
+
+#: Rotation entries smaller than this are taken as exactly 0 where that saves work: residues of
+#: ``cos(±π/2)`` in URDF ``rpy`` (6.1e-17).  Dropping such a term changes a result by less than
+#: one unit in the last place of the entries it is added to (all of magnitude about 1).
+ROUNDING_RESIDUE = 1e-15
 
 #: Step kinds: a constant transform, a rotation about an axis, a translation along one,
 #: and a rotation about a coordinate axis ``±e_k`` (most real joints, all serial-model joints).
@@ -49,6 +54,13 @@ class Step:
       arithmetic and memory of the general case.
 
     The translation ``t`` is always the last column.  Build with :func:`make_step`.
+
+    ``permutation`` is set when ``R`` is a signed permutation (up to
+    :data:`ROUNDING_RESIDUE`; most real joint origins: rpy of multiples of
+    π/2): column c of ``R`` is ``sign · e_source``, held as ``(source, sign)``,
+    so the product with the parent rotation is a choice of its columns, no
+    multiplication; ``translation`` then lists the nonzero ``(index, value)``
+    of ``t`` (and, for :data:`PRISMATIC`, ``along`` those of ``R·u``).
     """
 
     parent: int
@@ -57,6 +69,9 @@ class Step:
     block: Matrix
     columns: tuple[int, int, int] = (0, 1, 2)
     sign: float = 1.0
+    permutation: tuple[tuple[int, float], ...] | None = None
+    translation: tuple[tuple[int, float], ...] = ()
+    along: tuple[tuple[int, float], ...] = ()
 
     @property
     def block_t(self) -> Matrix:
@@ -74,17 +89,30 @@ def make_step(parent: int, child: int, kind: int, origin: Matrix, axis: Sequence
     """
     rot, t = origin[:3, :3], origin[:3, 3:4]
     if kind == FIXED:
-        return Step(parent, child, FIXED, np.hstack([rot, t]))
+        return _with_permutation(Step(parent, child, FIXED, np.hstack([rot, t])))
     u: Matrix = np.asarray(axis, dtype=float)
     if kind == PRISMATIC:
-        return Step(parent, child, PRISMATIC, np.hstack([rot, (rot @ u)[:, None], t]))
+        return _with_permutation(Step(parent, child, PRISMATIC, np.hstack([rot, (rot @ u)[:, None], t])), u)
     nonzero = np.flatnonzero(u)
     if len(nonzero) == 1 and abs(u[nonzero[0]]) == 1.0:
         k = int(nonzero[0])
         columns = ((k + 1) % 3, (k + 2) % 3, k)
-        return Step(parent, child, REVOLUTE_AXIS, np.hstack([rot, t]), columns, float(u[k]))
+        return _with_permutation(Step(parent, child, REVOLUTE_AXIS, np.hstack([rot, t]), columns, float(u[k])))
     along = rot @ np.outer(u, u)
     return Step(parent, child, REVOLUTE, np.hstack([along, rot - along, rot @ skew(tuple(u)), t]))
+
+
+def _with_permutation(step: Step, axis: Matrix | None = None) -> Step:
+    """``step`` with ``permutation`` and ``translation`` (and ``along`` for ``axis``) when its rotation allows."""
+    rotation = step.block[:, :3]
+    snapped = np.where(np.abs(rotation) < ROUNDING_RESIDUE, 0.0, rotation)
+    if not (np.count_nonzero(snapped, axis=0) == 1).all() or not (np.abs(snapped).sum(axis=0) == 1.0).all():
+        return step
+    sources = np.abs(snapped).argmax(axis=0)
+    permutation = tuple((int(e), float(snapped[e, c])) for c, e in enumerate(sources))
+    translation = tuple((int(e), float(x)) for e, x in enumerate(step.block[:, -1]) if x != 0.0)
+    along = () if axis is None else tuple((int(e), float(x)) for e, x in enumerate(snapped @ axis) if x != 0.0)
+    return replace(step, permutation=permutation, translation=translation, along=along)
 
 
 def empty_frames(count: int, batch: int) -> Matrix:
@@ -100,6 +128,9 @@ def apply_step(frames: Matrix, step: Step, value: Matrix | None) -> None:
 
     ``value`` has one entry per batch element (unused, may be ``None``, for :data:`FIXED`).
     """
+    if step.permutation is not None:
+        _apply_permutation(frames, step, value)
+        return
     product = np.matmul(step.block_t, frames[step.parent, :3, :3])  # (3, K, batch)
     rotation = frames[step.child, :3, :3]
     position = frames[step.child, :3, 3]
@@ -128,6 +159,37 @@ def apply_step(frames: Matrix, step: Step, value: Matrix | None) -> None:
         if step.kind == PRISMATIC:
             assert value is not None
             position += product[:, 3] * value
+
+
+def _apply_permutation(frames: Matrix, step: Step, value: Matrix | None) -> None:
+    """:func:`apply_step` when the step's rotation is a signed permutation: columns of the parent, no product."""
+    assert step.permutation is not None
+    parent = frames[step.parent, :3, :3]  # parent[:, e] is column e over the batch, (3, batch)
+    rotation = frames[step.child, :3, :3]
+    position = frames[step.child, :3, 3]
+    position[...] = frames[step.parent, :3, 3]
+    for e, x in step.translation:
+        position += parent[:, e] * x
+    if step.kind != REVOLUTE_AXIS:
+        for c, (e, sign) in enumerate(step.permutation):
+            np.multiply(parent[:, e], sign, out=rotation[:, c])
+        if step.kind == PRISMATIC:
+            assert value is not None
+            for e, x in step.along:
+                position += parent[:, e] * (value * x)
+        return
+    assert value is not None
+    # Columns i, j of parent · R are ±parent[:, a], ±parent[:, b]; rotating about e_k mixes them.
+    i, j, k = step.columns
+    (a, sign_a), (b, sign_b), (g, sign_g) = (step.permutation[c] for c in (i, j, k))
+    cos, sin = np.cos(value), np.sin(value)
+    sin *= step.sign
+    first, second = parent[:, a], parent[:, b]
+    np.multiply(first, cos if sign_a > 0 else -cos, out=rotation[:, i])
+    rotation[:, i] += second * (sin if sign_b > 0 else -sin)
+    np.multiply(second, cos if sign_b > 0 else -cos, out=rotation[:, j])
+    rotation[:, j] -= first * (sin if sign_a > 0 else -sin)
+    np.multiply(parent[:, g], sign_g, out=rotation[:, k])
 
 
 def as_batch(robot: str, q: npt.ArrayLike, joint_names: Sequence[str]) -> tuple[Matrix, bool]:

@@ -28,16 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, REVOLUTE_AXIS, Step
+from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, REVOLUTE_AXIS, ROUNDING_RESIDUE, Step
 from bb_robot.model.transforms import Matrix
 
 #: Models with more steps than this are not unrolled (compile time grows with the code).
 MAX_UNROLLED_STEPS = 400
-
-#: Rotation entries smaller than this are taken as exactly 0: residues of ``cos(±π/2)`` in
-#: URDF ``rpy`` (6.1e-17).  Each such term changes a product by less than one unit in the last
-#: place of the entries it is added to (all of magnitude about 1) and costs a multiply and an add.
-ROUNDING_RESIDUE = 1e-15
 
 #: A generated function: joint values (a list of floats) in, float64 values packed by :mod:`struct` out.
 Unrolled = Callable[[Sequence[float]], bytes]
@@ -58,45 +53,55 @@ class Motion:
     offset: float = 0.0
 
 
+def _negated(term: Term) -> Term:
+    if isinstance(term, float):
+        return -term
+    return term[1:] if term.startswith("-") else f"-{term}"
+
+
 class _Writer:
-    """Accumulates the lines of the generated function and folds constants."""
+    """Accumulates the lines of the generated function and folds constants.
+
+    A non-constant :data:`Term` is always a local's name or its negation ``-name``.
+    """
 
     def __init__(self) -> None:
         self.lines: list[str] = []
         self._count = 0
 
-    def assign(self, expression: Term) -> Term:
-        """Bind a non-trivial expression to a new local; constants and plain names pass through."""
-        if isinstance(expression, float) or expression.isidentifier():
-            return expression
+    def assign(self, expression: str) -> str:
+        """Bind ``expression`` to a new local and return its name."""
         self._count += 1
         name = f"v{self._count}"
         self.lines.append(f"    {name} = {expression}")
         return name
 
     @staticmethod
-    def product(a: Term, b: Term) -> Term:
+    def _product(a: Term, b: Term) -> tuple[bool, str] | float:
+        """``a·b`` as a constant, or ``(negative, expression)``."""
         if isinstance(a, float) and isinstance(b, float):
             return a * b
         if isinstance(a, float):
             a, b = b, a
-        # a is an expression here; b a constant or an expression.
+        assert isinstance(a, str)
+        negative = a.startswith("-")
+        a = a.lstrip("-")
         if isinstance(b, float):
             if b == 0.0:
                 return 0.0
-            if b == 1.0:
-                return a
-            if b == -1.0:
-                return f"(-{a})"
-            return f"{a} * {b!r}"
-        return f"{a} * {b}"
+            if abs(b) == 1.0:
+                return (negative != (b < 0.0), a)
+            return (negative != (b < 0.0), f"{a} * {abs(b)!r}")
+        if b.startswith("-"):
+            negative, b = not negative, b[1:]
+        return (negative, f"{a} * {b}")
 
     def dot(self, pairs: Sequence[tuple[Term, Term]], constant: float = 0.0) -> Term:
-        """Return a local holding ``Σ a·b (+ constant)``, constants folded."""
-        terms: list[str] = []
+        """Return ``Σ a·b (+ constant)``, constants folded: a constant, a name or ``-name``."""
+        terms: list[tuple[bool, str]] = []
         folded = constant
         for a, b in pairs:
-            term = self.product(a, b)
+            term = self._product(a, b)
             if isinstance(term, float):
                 folded += term
             else:
@@ -104,8 +109,14 @@ class _Writer:
         if not terms:
             return folded
         if folded != 0.0:
-            terms.append(repr(folded))
-        return self.assign(" + ".join(terms).replace("+ (-", "- (").replace("+ -", "- "))
+            terms.append((folded < 0.0, repr(abs(folded))))
+        terms.sort(key=lambda term: term[0])  # a positive term first where there is one
+        negative, first = terms[0]
+        if len(terms) == 1 and first.isidentifier():
+            return f"-{first}" if negative else first
+        expression = ("-" if negative else "") + first
+        expression += "".join(f" {'-' if minus else '+'} {text}" for minus, text in terms[1:])
+        return self.assign(expression)
 
 
 _Frame = list[Term]  # the 12 entries of [R | t], row by row
@@ -146,17 +157,17 @@ def _local(w: _Writer, motion: Motion, value: Term) -> _Frame:
             out.extend(block[r][0:3])
             out.append(w.dot([(value, block[r][3])], block[r][4]))
         return out
-    cos = w.assign(f"cos({value})")
-    sin = w.assign(f"sin({value})")
+    cos: Term = w.assign(f"cos({value})")
+    sin: Term = w.assign(f"sin({value})")
     if step.kind == REVOLUTE_AXIS:  # [R | t] · Rot(sign·e_k, value)
         i, j, k = step.columns
-        s_j: Term = sin if step.sign > 0 else w.assign(f"-{sin}")
+        s_j = sin if step.sign > 0 else _negated(sin)
         out = []
         for r in range(3):
             m = block[r]
             entries: list[Term] = [0.0, 0.0, 0.0, m[3]]
             entries[i] = w.dot([(m[i], cos), (m[j], s_j)])
-            entries[j] = w.dot([(m[j], cos), (m[i], f"(-{s_j})")])
+            entries[j] = w.dot([(m[j], cos), (m[i], _negated(s_j))])
             entries[k] = m[k]
             out.extend(entries)
         return out
@@ -257,9 +268,9 @@ def unrolled_jacobian(
             continue
         dx, dy, dz = (w.dot([(p[3 + 4 * r], 1.0), (f[3 + 4 * r], -1.0)]) for r in range(3))
         linear = [
-            w.dot([(ay, dz), (az, f"(-{dy})" if isinstance(dy, str) else -dy)]),
-            w.dot([(az, dx), (ax, f"(-{dz})" if isinstance(dz, str) else -dz)]),
-            w.dot([(ax, dy), (ay, f"(-{dx})" if isinstance(dx, str) else -dx)]),
+            w.dot([(ay, dz), (az, _negated(dy))]),
+            w.dot([(az, dx), (ax, _negated(dz))]),
+            w.dot([(ax, dy), (ay, _negated(dx))]),
         ]
         columns.append([*linear, ax, ay, az])
     result = [columns[c][r] for r in range(6) for c in range(len(axes))]
