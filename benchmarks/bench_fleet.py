@@ -34,6 +34,7 @@ reported too.  Prints a Markdown report and rewrites the ``bench_fleet`` section
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import shutil
@@ -359,8 +360,27 @@ def _paper_estimate(measured: list[Result], held: list[Result]) -> list[str]:
         f"{_pct(driver)}, most of it the 500 Hz loop thread and publishing at 100 Hz) and "
         f"{memory / 1e6:.0f} MB; the largest N that held here was {largest}.  At 70 % of the cores "
         f"(headroom for the loop's deadlines), a {cores}-core machine like this one holds about "
-        f"{per_machine} arms by CPU alone, so 50 arms need about {-(-50 // max(per_machine, 1))} such machines "
-        f"(or {-(-50 * cpu // (0.7 * 16))} 16-core machines), {50 * memory / 1e9:.1f} GB of memory in all.",
+        f"{per_machine} arms by CPU alone, so 50 arms need about {math.ceil(50 / max(per_machine, 1))} such "
+        f"machines (or {math.ceil(50 * cpu / (0.7 * 16))} 16-core ones), {50 * memory / 1e9:.1f} GB of memory "
+        "in all.",
+        "",
+        "How they spread: give each machine its own `ROS_DOMAIN_ID` with "
+        "`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` (as here), so that discovery, which every DDS "
+        "participant does with every other one on its domain (one participant per process: 2 per arm, "
+        "100 for 50 arms on one domain), stays within the machine and grows with the arms per machine, "
+        "not with the fleet; bridge to a supervising domain only the topics a fleet manager needs (a "
+        "domain bridge), or use a discovery server instead of multicast discovery where arms must share "
+        "a domain.  /tf is one global topic: with frame prefixes every subscriber of /tf receives every "
+        "arm's transforms (50 × 100 messages/s), so a tool that watches one arm should subscribe in that "
+        "arm's domain or to a per-arm remapped /tf.",
+        "",
+        "One process per arm or several arms per process: each process here is a Python interpreter with "
+        "rclpy and a DDS participant; the memory per arm above is mostly that fixed part (two interpreters "
+        "with numpy and the ROS message packages), the CPU mostly the per-message and per-cycle work, which "
+        "several arms in one process would not make cheaper (one executor and one interpreter lock would "
+        "then serve several 500 Hz loops and their messages).  Several node pairs under one executor would "
+        "save memory and discovery participants, not CPU; it is described here, not built (the node layer "
+        "is being restructured).",
     ]
 
 

@@ -311,6 +311,12 @@ class SerialManipulator:
             strict=self.strict,
         )
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle without the generated functions (rebuilt on first use)."""
+        state = self.__dict__.copy()
+        state["_generated"] = {}
+        return state
+
     # ---------------------------------------------------------------- properties
     @property
     def dof(self) -> int:

@@ -222,3 +222,17 @@ def test_a_permutation_step_equals_the_matrix_product(kind: str, rpy: tuple[floa
             apply_step(frames, candidate, values)
             results.append(frames[1].copy())
         np.testing.assert_allclose(results[0], results[1], atol=TOL, rtol=0)
+
+
+def test_the_serial_model_pickles_after_generating_code(tmp_path: Path) -> None:
+    """The generated functions are not picklable; the serial model drops them and rebuilds them."""
+    import pickle
+
+    chain = SerialManipulator.from_robot(
+        load_urdf(_path("erd:ur_description/urdf/ur5_robot.urdf", tmp_path)), "tool0", strict=False
+    )
+    q = np.linspace(-1.0, 1.0, chain.dof)
+    expected_pose, expected_jacobian = chain.end_effector_pose(q), chain.jacobian(q)
+    copy = pickle.loads(pickle.dumps(chain))
+    np.testing.assert_array_equal(copy.end_effector_pose(q), expected_pose)
+    np.testing.assert_array_equal(copy.jacobian(q), expected_jacobian)
