@@ -122,6 +122,15 @@ def _status_by_arm(diagnostics: list[Any], arms: list[Arm]) -> dict[int, dict[st
     return {index: values for index, values in found.items() if values}
 
 
+def _fresh_status(executor: Any, diagnostics: list[Any], arms: list[Arm]) -> dict[int, dict[str, str]]:
+    """Each driver's next control-loop status (``/diagnostics`` comes once a second; at most 5 s)."""
+    diagnostics.clear()
+    deadline = time.monotonic() + 5.0
+    while time.monotonic() < deadline and len(_status_by_arm(diagnostics, arms)) < len(arms):
+        executor.spin_once(timeout_sec=0.05)
+    return _status_by_arm(diagnostics, arms)
+
+
 def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
     import rclpy
     from diagnostic_msgs.msg import DiagnosticArray
@@ -191,11 +200,7 @@ def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
         settle = time.monotonic() + 3.0  # the drivers' next /diagnostics, the first answers' caches
         while time.monotonic() < settle:
             executor.spin_once(timeout_sec=0.05)
-        diagnostics.clear()
-        settle = time.monotonic() + 1.2
-        while time.monotonic() < settle:
-            executor.spin_once(timeout_sec=0.05)
-        early = _status_by_arm(diagnostics, arms)
+        early = _fresh_status(executor, diagnostics, arms)
         for arm in arms:
             arm.states = arm.tf = 0
         cpu_early = [arm.cpu() for arm in arms]
@@ -210,11 +215,7 @@ def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
         monitor_late = _driver_process.cpu_seconds(os.getpid())
         busy_late, total_late = machine_ticks()
         result.memory = statistics.mean(arm.memory() for arm in arms)
-        diagnostics.clear()
-        settle = time.monotonic() + 1.2
-        while time.monotonic() < settle:
-            executor.spin_once(timeout_sec=0.05)
-        late = _status_by_arm(diagnostics, arms)
+        late = _fresh_status(executor, diagnostics, arms)
     finally:
         executor.shutdown()
         node.destroy_node()
