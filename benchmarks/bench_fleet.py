@@ -280,7 +280,7 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool) -> 
     rows = []
     for r in results:
         if r.startup is None:
-            rows.append([r.arms, *["—"] * 9, "**fails**: " + "; ".join(r.failures)])
+            rows.append([r.arms, *["—"] * 9, "**fails**: " + "; ".join(r.failures) + f" — cause: {r.cause}"])
             continue
         rows.append(
             [
@@ -352,18 +352,21 @@ def _paper_estimate(measured: list[Result], held: list[Result]) -> list[str]:
     driver = statistics.median(r.driver_cpu for r in measured)
     memory = statistics.median(r.memory for r in measured)
     cores = os.cpu_count() or 1
-    per_machine = max(1, int(0.7 * cores / cpu)) if cpu > 0 else 0
+    per_machine = max(1, int(0.7 * cores / cpu)) if cpu > 0 else 1
     largest = max((r.arms for r in held), default=0)
+    measured_machines = math.ceil(50 / largest) if largest else None
+    big = math.ceil(50 * cpu / (0.7 * 16))
     return [
         "### 50 arms, on paper",
         "",
         f"Measured: one arm costs {_pct(cpu)} of one core (median over the N measured; the driver "
         f"{_pct(driver)}, most of it the 500 Hz loop thread and publishing at 100 Hz) and "
-        f"{memory / 1e6:.0f} MB; the largest N that held here was {largest}.  At 70 % of the cores "
-        f"(headroom for the loop's deadlines), a {cores}-core machine like this one holds about "
-        f"{per_machine} arms by CPU alone, so 50 arms need about {math.ceil(50 / max(per_machine, 1))} such "
-        f"machines (or {math.ceil(50 * cpu / (0.7 * 16))} 16-core ones), {50 * memory / 1e9:.1f} GB of memory "
-        "in all.",
+        f"{memory / 1e6:.0f} MB.  Measured, the largest N that held on this machine (shared with other "
+        f"work: see *machine busy*) was {largest}: 50 arms would need "
+        f"{measured_machines if measured_machines is not None else '—'} such machines.  By CPU alone, at 70 % "
+        f"of the cores (headroom for the loops' deadlines), an otherwise idle {cores}-core machine holds about "
+        f"{per_machine} arms: {math.ceil(50 / per_machine)} such machines, or {big} machine{'s' if big > 1 else ''} "
+        f"of 16 cores; {50 * memory / 1e9:.1f} GB of memory in all.",
         "",
         "How they spread: give each machine its own `ROS_DOMAIN_ID` with "
         "`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` (as here), so that discovery, which every DDS "
