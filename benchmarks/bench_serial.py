@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -144,9 +145,10 @@ def main(argv: list[str] | None = None) -> int:
     batch_parties = {**ours_batch, **pin_batch}
 
     print("(a) one configuration per call", file=sys.stderr)
-    single = {n: [t / SINGLE_RUN for t in s] for n, s in _common.interleaved(single_parties, single_repeat).items()}
+    timed = _common.interleaved(single_parties, single_repeat, clock=time.process_time)
+    single = {n: [t / SINGLE_RUN for t in s] for n, s in timed.items()}
     print(f"(b) {BATCH:,} configurations", file=sys.stderr)
-    batched = _common.interleaved(batch_parties, batch_repeat)
+    batched = _common.interleaved(batch_parties, batch_repeat, clock=time.process_time)
 
     def cost(name: str) -> str:  # one configuration: the best run
         return _common.format_seconds(min(single[name])) if name in single else "—"
@@ -204,7 +206,9 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Run {_common.timestamp()} ({mode}: one configuration per call, random `q` given one at a "
         f"time as numpy rows, the best of {single_repeat} runs of {SINGLE_RUN:,} configurations; "
-        f"{BATCH:,} configurations: median of {batch_repeat} samples, the minimum in brackets).",
+        f"{BATCH:,} configurations: median of {batch_repeat} samples, the minimum in brackets).  Times are "
+        "CPU time of the benchmark process (`time.process_time`), not wall time: on this shared machine the "
+        "other work preempts long runs more often than short ones.",
         "",
         f"Machine: {machine}.",
         "",

@@ -133,8 +133,11 @@ class ForwardKinematics:
         # contiguous vector operations.  The result is a transposed view of it: no copy.
         frames = empty_frames(len(self.link_names), batch.shape[0])
         frames[0, :3] = np.eye(4)[:3, :, None]
+        columns = np.ascontiguousarray(batch.T)  # one contiguous row per coordinate
         for step in self._steps:
-            value = None if step.coordinate < 0 else batch[:, step.coordinate] * step.multiplier + step.offset
+            value = None if step.coordinate < 0 else columns[step.coordinate]
+            if value is not None and (step.multiplier != 1.0 or step.offset != 0.0):
+                value = value * step.multiplier + step.offset
             apply_step(frames, step.step, value)
         poses = frames.transpose(3, 0, 1, 2)
         return np.ascontiguousarray(poses[0]) if single else poses

@@ -460,8 +460,9 @@ class SerialManipulator:
         """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
         frames = empty_frames(self._frame_count, batch.shape[0])
         frames[0] = self.base_pose[:, :, None]
+        columns = np.ascontiguousarray(batch.T)  # one contiguous row per coordinate
         for step, coordinate in self._steps:
-            apply_step(frames, step, None if coordinate < 0 else batch[:, coordinate])
+            apply_step(frames, step, None if coordinate < 0 else columns[coordinate])
         return frames
 
     def _input(self, q: npt.ArrayLike) -> tuple[Matrix, list[float] | None]:
