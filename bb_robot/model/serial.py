@@ -364,11 +364,15 @@ class SerialManipulator:
         effector relative to the tip frame: the result is ``W_T_E · offset``.
         Batched results are strided views (``np.ascontiguousarray`` them if needed).
         """
-        batch, values = self._input(q)
-        if values is not None:
-            pose: Matrix = self._one("tip", values)[0]
+        values = one_configuration(q, self.dof)  # the common case first: one float64 row
+        if values is not None and (function := self._unrolled("tip")) is not None:
+            pose: Matrix = as_array(function(values), 4, 4)
         else:
-            pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
+            batch, values = self._input(q)
+            if values is not None:
+                pose = self._one("tip", values)[0]
+            else:
+                pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
         if offset is None:
             return pose
         result: Matrix = pose @ _offset_matrix(self.robot_name, offset)
@@ -392,6 +396,10 @@ class SerialManipulator:
         that frame.  Column i: ``[z_i × (p - o_i); z_i]`` for RZ and
         ``[z_i; 0]`` for TZ, with ``z_i``, ``o_i`` the axis and origin of joint i in ``W``.
         """
+        if link is None and offset is None:  # the common case first: the end effector, one float64 row
+            values = one_configuration(q, self.dof)
+            if values is not None and (function := self._unrolled("jacobian")) is not None:
+                return as_array(function(values), 6, self.dof)
         columns, frame = self._jacobian_target(link)
         point = None if offset is None else _offset_matrix(self.robot_name, offset)[:3, 3]
         batch, values = self._input(q)

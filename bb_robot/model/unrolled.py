@@ -22,6 +22,7 @@ batched numpy path.
 from __future__ import annotations
 
 import math
+import re
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ MAX_UNROLLED_STEPS = 400
 
 #: A generated function: joint values (a list of floats) in, float64 values packed by :mod:`struct` out.
 Unrolled = Callable[[Sequence[float]], bytes]
+
+_IDENTIFIER = re.compile(r"\b[vq][0-9]+\b")
 
 Term = float | str  # a constant, or the name of a local variable / an expression
 
@@ -193,11 +196,23 @@ def _motions(w: _Writer, root: Matrix, count: int, motions: Sequence[Motion]) ->
     return frames
 
 
+def _needed(lines: Sequence[str], result: Sequence[Term]) -> list[str]:
+    """The assignments ``result`` depends on, in order (a Jacobian needs no rotation of its target)."""
+    wanted = {x.lstrip("-") for x in result if isinstance(x, str)}
+    kept: list[str] = []
+    for line in reversed(lines):
+        name, expression = line.strip().split(" = ", 1)
+        if name in wanted:
+            kept.append(line)
+            wanted.update(_IDENTIFIER.findall(expression))
+    return kept[::-1]
+
+
 def _function(w: _Writer, arity: int, result: Sequence[Term]) -> Unrolled:
     names = "".join(f"q{i}, " for i in range(arity))
     header = [f"def unrolled({'q'}):", f"    ({names}) = q"] if arity else ["def unrolled(q):"]
     body = ", ".join(repr(x) if isinstance(x, float) else x for x in result)
-    source = "\n".join([*header, *w.lines, f"    return pack({body})"])
+    source = "\n".join([*header, *_needed(w.lines, result), f"    return pack({body})"])
     packer = struct.Struct(f"={len(result)}d")
     namespace: dict[str, object] = {"cos": math.cos, "sin": math.sin, "pack": packer.pack}
     exec(compile(source, "<bb_robot.model.unrolled>", "exec"), namespace)  # noqa: S102 - generated from floats
