@@ -122,6 +122,17 @@ def _status_by_arm(diagnostics: list[Any], arms: list[Arm]) -> dict[int, dict[st
     return {index: values for index, values in found.items() if values}
 
 
+def _dead(arms: list[Arm]) -> list[str]:
+    """``<arm> <node>: <first line of its log>`` for each process of ``arms`` that exited."""
+    dead = []
+    for arm in arms:
+        for label, process in (("driver", arm.driver), ("description node", arm.description)):
+            if not process.alive:
+                first = next((line for line in process.log().splitlines() if line.strip()), "no output")
+                dead.append(f"{arm.name} {label}: {first.strip()[:120]}")
+    return dead
+
+
 def _fresh_status(executor: Any, diagnostics: list[Any], arms: list[Arm]) -> dict[int, dict[str, str]]:
     """Each driver's next control-loop status (``/diagnostics`` comes once a second; at most 5 s)."""
     diagnostics.clear()
@@ -188,9 +199,11 @@ def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
         deadline = began + STARTUP_TIMEOUT
         while time.monotonic() < deadline and not all(arm.tf > 0 for arm in arms):
             executor.spin_once(timeout_sec=0.05)
-            dead = [a.name for a in arms if not (a.driver.alive and a.description.alive)]
+            dead = _dead(arms)
             if dead:
-                raise RuntimeError(f"processes of {dead} exited; logs in {workdir}")
+                result.failures.append(f"exited during start-up: {'; '.join(dead)} (logs in {workdir})")
+                result.cause = "a process crashed"
+                return result
         if not all(arm.tf > 0 for arm in arms):
             missing = [a.name for a in arms if a.tf == 0]
             result.failures.append(f"no /tf from {', '.join(missing)} within {STARTUP_TIMEOUT:g} s")
@@ -423,7 +436,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     if not args.no_docs:
         print(f"wrote {_common.rewrite_doc_section(SECTION, text)}", file=sys.stderr)
-    shutil.rmtree(workdir, ignore_errors=True)
+    if not any("exited" in failure for r in results for failure in r.failures):
+        shutil.rmtree(workdir, ignore_errors=True)  # kept when a process crashed: its log tells why
     return 0
 
 
