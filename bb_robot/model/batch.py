@@ -26,11 +26,10 @@ import numpy.typing as npt
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.transforms import Matrix, skew
 
-#: Rotation entries smaller than this are taken as exactly 0 where that saves work: residues of
-#: ``cos(±π/2)`` in URDF ``rpy`` (6.1e-17) and of π written with 15 digits (``sin(3.14159265358979)``
-#: is 3.2e-15).  Dropping such a term changes a pose by less than 1e-14 per joint (a rotation by
-#: at most that angle), far inside the 1e-12 the kinematics is tested to against Pinocchio.
-ROUNDING_RESIDUE = 1e-14
+#: Rotation entries smaller than this are taken as exactly 0 where that saves work: rounding
+#: residues such as the 6.1e-17 of ``cos(π/2)`` in URDF ``rpy``.  It is about one unit in the last
+#: place of 1.0 (2.2e-16), so dropping such a term changes a result by no more than its rounding.
+ROUNDING_RESIDUE = 2.5e-16
 
 #: Step kinds: a constant transform, a rotation about an axis, a translation along one,
 #: and a rotation about a coordinate axis ``±e_k`` (most real joints, all serial-model joints).
