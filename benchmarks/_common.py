@@ -15,6 +15,7 @@ Numbers are measurements on one machine, never assertions: tests hold no wall-cl
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import gc
 import importlib.metadata
@@ -25,7 +26,7 @@ import re
 import statistics
 import sys
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "test"))
@@ -48,6 +49,21 @@ ENVIRONMENT_CAVEATS = (
 
 
 # ------------------------------------------------------------------------------ timing
+@contextlib.contextmanager
+def quiet_stderr() -> Iterator[None]:
+    """Silence C++ chatter (urdfdom's console_bridge writes to file descriptor 2)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+            yield
+    finally:
+        sys.stderr.flush()
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 def freeze_heap() -> None:
     """Collect garbage, then move every surviving object (modules, test data) to the
     collector's permanent generation: later collections, timed or not, only scan what the
@@ -56,18 +72,22 @@ def freeze_heap() -> None:
     gc.freeze()
 
 
-def time_calls(function: Callable[[], object], number: int = 1) -> float:
-    """Seconds per call of ``function`` over ``number`` back-to-back calls.
+def time_calls(
+    function: Callable[[], object], number: int = 1, clock: Callable[[], float] = time.perf_counter
+) -> float:
+    """Seconds per call of ``function`` over ``number`` back-to-back calls, by ``clock``.
 
     A garbage collection runs first (outside the timing; cheap once :func:`freeze_heap` ran)
     so each sample starts from the same heap; the collector stays enabled while timing, so a
-    party pays for its own garbage.
+    party pays for its own garbage.  ``clock`` is wall time by default; ``time.process_time``
+    (this process's CPU time, all its threads) leaves out the time other work on a shared
+    machine takes the CPU away.
     """
     gc.collect()
-    start = time.perf_counter()
+    start = clock()
     for _ in range(number):
         function()
-    return (time.perf_counter() - start) / number
+    return (clock() - start) / number
 
 
 def calls_per_sample(function: Callable[[], object], seconds: float, cap: int) -> int:
@@ -81,11 +101,13 @@ def interleaved(
     repeat: int,
     number: int | Mapping[str, int] = 1,
     warmup: int = 1,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> dict[str, list[float]]:
     """Time every party ``repeat`` times, in turn; return seconds per call, per party.
 
     ``number`` calls make one sample (per party if a mapping).  ``warmup`` untimed rounds
     come first (imports, caches, first-touch page faults are not what is measured).
+    ``clock`` as :func:`time_calls`.
     """
 
     def count(name: str) -> int:
@@ -99,7 +121,7 @@ def interleaved(
     samples: dict[str, list[float]] = {name: [] for name in parties}
     for _ in range(repeat):
         for name, function in parties.items():
-            samples[name].append(time_calls(function, count(name)))
+            samples[name].append(time_calls(function, count(name), clock))
     return samples
 
 

@@ -123,26 +123,53 @@ def start_driver(
     domain: int,
     extra_pythonpath: Iterable[Path | str] = (),
     extra_env: Mapping[str, str] | None = None,
-    module: str = "bb_robot.nodes.driver",
-    name: str = "driver",
     namespace: str | None = None,
+    node_name: str | None = None,
 ) -> DriverProcess:
     """Start ``python -m bb_robot.nodes.driver`` with ``parameters`` for every node (``/**``).
 
-    ``module`` starts another node the same way (e.g. ``bb_robot.nodes.view``), ``name`` names
-    its files (``driver``) and ``namespace`` puts it beside an earlier one (default: a new one).
-    In ``workdir`` it writes ``params.yaml`` (``<name>_params.yaml`` for another ``name``; JSON,
-    which is YAML) and the node's log ``<name>.log``.  The child's environment is this process's
-    with ``ROS_DOMAIN_ID=domain``,
+    In ``workdir`` it writes ``driver.yaml`` (parameters; JSON, which is YAML) and the node's log
+    ``driver.log``.  The child's environment is this process's with ``ROS_DOMAIN_ID=domain``,
     ``ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST``, ``RCUTILS_LOGGING_BUFFERED_STREAM=0``, the
     repository root and ``extra_pythonpath`` before the ``PYTHONPATH``, ``ROS_LOG_DIR``
     ``<workdir>/ros_log`` unless set, and then ``extra_env``.  This process joins the same
     domain and discovery range (``os.environ``; ``ROS_LOG_DIR`` too, unless set): create its
     rclpy context after this call.
 
-    Returns the running :class:`DriverProcess`, its namespace ``/bench<random>``.
+    Returns the running :class:`DriverProcess`, in ``namespace`` (default ``/bench<random>``),
+    named ``node_name`` (default: the node's own name).
     """
-    params = workdir / ("params.yaml" if name == "driver" else f"{name}_params.yaml")
+    return start_node(
+        "bb_robot.nodes.driver",
+        parameters,
+        workdir=workdir,
+        domain=domain,
+        extra_pythonpath=extra_pythonpath,
+        extra_env=extra_env,
+        namespace=namespace,
+        node_name=node_name,
+        log_name="driver.log",
+    )
+
+
+def start_node(
+    module: str,
+    parameters: Mapping[str, Any],
+    *,
+    workdir: Path,
+    domain: int,
+    extra_pythonpath: Iterable[Path | str] = (),
+    extra_env: Mapping[str, str] | None = None,
+    namespace: str | None = None,
+    node_name: str | None = None,
+    log_name: str = "node.log",
+) -> DriverProcess:
+    """Start ``python -m <module>`` (a bb_robot node) as :func:`start_driver` describes.
+
+    The parameters file is ``<log_name stem>.yaml`` in ``workdir``, so that several nodes can
+    share one directory.
+    """
+    params = workdir / f"{Path(log_name).stem}.yaml"
     params.write_text(json.dumps({"/**": {"ros__parameters": dict(parameters)}}))
     env = dict(os.environ)
     env.update(
@@ -156,11 +183,13 @@ def start_driver(
     env.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
     env.update(extra_env or {})
     namespace = namespace or f"/bench{random.randrange(1 << 30)}"
-    log_path = workdir / f"{name}.log"
+    log_path = workdir / log_name
     log = open(log_path, "wb")  # noqa: SIM115 - closed by DriverProcess.stop
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"] + ["--params-file", str(params)],
+            [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"]
+            + ([] if node_name is None else ["-r", f"__node:={node_name}"])
+            + ["--params-file", str(params)],
             stdout=log,
             stderr=subprocess.STDOUT,
             env=env,

@@ -53,6 +53,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common  # noqa: E402  (puts the repository root on sys.path)
+import _node_profile  # noqa: E402
 
 SECTION = "bench_description"
 HERE = Path(__file__).resolve().parent
@@ -126,8 +127,12 @@ class Party:
                 continue
 
 
-def start_party(name: str, arm: Path, frames: list[tuple[str, str]], workdir: Path) -> Party:
+def start_party(
+    name: str, arm: Path, frames: list[tuple[str, str]], workdir: Path, profile: Path | None = None
+) -> Party:
+    """Start a party; the description node under ``cProfile`` writing to ``profile`` when it is given."""
     slug = {NODE: "node", CEILING_MSG: "ceiling", CEILING_BYTES: "ceiling_bytes"}[name]
+    slug += "_profiled" if profile is not None else ""
     namespace, tf_topic = f"/bench_{slug}", f"/bench_{slug}/tf"
     ros_args = ["--ros-args", "-r", f"__ns:={namespace}", "-r", f"/tf:={tf_topic}"]
     if name == NODE:
@@ -135,7 +140,9 @@ def start_party(name: str, arm: Path, frames: list[tuple[str, str]], workdir: Pa
         params.write_text(
             json.dumps({"/**": {"ros__parameters": {"model": str(arm), "model_dirs": [str(arm.parent)]}}})
         )
-        command = [sys.executable, "-m", "bb_robot.nodes.description", *ros_args, "--params-file", str(params)]
+        profiler = [] if profile is None else ["-m", "cProfile", "-o", str(profile)]
+        command = [sys.executable, *profiler, "-m", "bb_robot.nodes.description", *ros_args]
+        command += ["--params-file", str(params)]
     else:
         pairs = [f"{p}:{c}" for p, c in frames]
         command = [sys.executable, str(CEILING), "--frames", *pairs, *(["--bytes"] if name == CEILING_BYTES else [])]
@@ -354,16 +361,18 @@ def report(
     rates: list[tuple[str, float | None, float]],
     repeat: int,
     quick: bool,
-    load_start: str,
+    machine: str,
+    profile: list[tuple[str, float]],
+    profile_seconds: float,
 ) -> str:
     lines = [
         "## Description node: joint_states → /tf and start-up (`benchmarks/bench_description.py`)",
         "",
         f"Run {_common.timestamp()} ({'quick' if quick else 'full'} run: {repeat} repetitions per party and rate, "
-        "parties interleaved, each repetition starting with another party; medians over repetitions).",
+        "parties interleaved, each repetition starting with another party; medians over repetitions, p99 also "
+        "as min–max over repetitions).",
         "",
-        f"Machine: {_common.machine_summary(('numpy',))}; load average {_common.load_average()} at the end "
-        f"({load_start} at the start).",
+        f"Machine: {machine}; load average {_common.load_average()} at the end.",
         "",
         f"Robot: `{_common.robot_label(arm)}`, {transforms} transforms per /tf answer.  Three processes: this driver "
         "(publishes JointState bytes from one thread, receives the answers as bytes), and the party under test.  "
@@ -386,9 +395,17 @@ def report(
             loss = _median([r.loss for r in runs])
             throughput = _median([r.rate for r in runs])
             p50 = _median([p for r in runs if (p := r.percentile(50)) is not None])
-            p99 = _median([p for r in runs if (p := r.percentile(99)) is not None])
+            p99s = [p for r in runs if (p := r.percentile(99)) is not None]
+            p99 = _median(p99s)
             cpu = _median([r.cpu / r.answered * 1000 for r in runs if r.answered])
-            summary[party] = {"loss": loss, "rate": throughput, "p99": p99, "max_loss": max(r.loss for r in runs)}
+            summary[party] = {
+                "loss": loss,
+                "rate": throughput,
+                "p99": p99,
+                "p99_min": min(p99s, default=None),
+                "p99_max": max(p99s, default=None),
+                "max_loss": max(r.loss for r in runs),
+            }
             rows.append(
                 [
                     party,
@@ -398,10 +415,14 @@ def report(
                     f"{throughput:,.0f}/s" if throughput is not None else "—",
                     _ms(p50),
                     _ms(p99),
+                    f"{_ms(summary[party]['p99_min'])} – {_ms(summary[party]['p99_max'])}",
                     _ms(cpu),
                 ]
             )
-        node, ceiling = summary[NODE], summary[CEILING_MSG]
+        node = summary[NODE]
+        # The rule: compare with the ceiling whose median p99 is lower.
+        best = min((CEILING_MSG, CEILING_BYTES), key=lambda name: summary[name]["p99"] or float("inf"))
+        ceiling = summary[best]
         if rate is None:
             ratio = (node["rate"] or 0.0) / (ceiling["rate"] or 1.0)
             met = ratio >= THROUGHPUT_TARGET
@@ -413,20 +434,38 @@ def report(
             )
         else:
             no_loss = node["max_loss"] == 0
-            p99_ok = (
-                node["p99"] is not None and ceiling["p99"] is not None and node["p99"] <= P99_TARGET * ceiling["p99"]
+            ours, theirs = node["p99"], ceiling["p99"]
+            low, high = ceiling["p99_min"], ceiling["p99_max"]
+            noise = None not in (ours, low, high) and low <= ours <= high  # type: ignore[operator]
+            p99_ok = ours is not None and theirs is not None and (noise or ours <= P99_TARGET * theirs)
+            judged = (
+                "within noise (inside the ceiling's min–max over repetitions)"
+                if noise
+                else f"{(ours or 0.0) / (theirs or 1.0):.2f}× (outside the ceiling's spread)"
             )
             targets.append(
                 f"- **{'met' if no_loss and p99_ok else 'MISSED'}**: {label}: loss {node['max_loss']} (worst "
-                f"repetition; target 0), p99 {_ms(node['p99'])} vs the ceiling's {_ms(ceiling['p99'])} "
-                f"(target ≤ {P99_TARGET}×{'' if p99_ok else ': missed'})"
+                f"repetition; target 0), p99 {_ms(ours)} (min–max {_ms(node['p99_min'])} – {_ms(node['p99_max'])}) "
+                f"vs *{best}*, the ceiling with the lower median p99, {_ms(theirs)} ({_ms(low)} – {_ms(high)}): "
+                f"{judged} (target ≤ {P99_TARGET}× or within noise)"
             )
         pace = "as fast as possible" if rate is None else f"{rate:.0f} messages/s"
         lines += [
             f"### {label} ({pace}, {seconds:g} s per run)",
             "",
             _common.markdown_table(
-                ["party", "sent", "answered", "lost", "answers", "latency p50", "latency p99", "CPU / 1k"], rows
+                [
+                    "party",
+                    "sent",
+                    "answered",
+                    "lost",
+                    "answers",
+                    "latency p50",
+                    "latency p99",
+                    "p99 min – max",
+                    "CPU / 1k",
+                ],
+                rows,
             ),
             "",
         ]
@@ -437,6 +476,25 @@ def report(
         f"(target < {STARTUP_TARGET:g} s; measured by the node, discovery excluded)"
     )
     lines[8:8] = ["### Targets", "", *targets, ""]
+    if profile:
+        total = profile[-1][1]
+        lines += [
+            "### Per message: where the node's time goes",
+            "",
+            f"One more description node, run under `python -m cProfile`, answered joint states at 1 kHz for "
+            f"{profile_seconds:g} s; its profile divided by the answers (`benchmarks/_node_profile.py` says how "
+            "each part is taken from the call tree).  The profiler slows Python more than C calls: read the "
+            "shares.",
+            "",
+            _common.markdown_table(
+                ["part", "per message (profiled)", "share"],
+                [
+                    [label, _common.format_seconds(t), f"{100 * t / total:.0f} %" if total else "—"]
+                    for label, t in profile
+                ],
+            ),
+            "",
+        ]
     lines += [
         "### Start-up",
         "",
@@ -451,13 +509,14 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="shorter runs, fewer repetitions")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
-    parser.add_argument("--repeat", type=int, default=None, help="repetitions per party and rate")
+    parser.add_argument("--repeat", type=int, default=None, help="repetitions per party and rate (default 5)")
+    parser.add_argument("--no-profile", action="store_true", help="skip the per-message profile")
     options = parser.parse_args()
     rates = RATES_QUICK if options.quick else RATES_FULL
-    repeat = options.repeat or (1 if options.quick else 3)
+    repeat = options.repeat or (2 if options.quick else 5)
     os.environ.setdefault("ROS_DOMAIN_ID", str(random.SystemRandom().randint(0, 101)))
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
-    load_start = _common.load_average()
+    machine = _common.machine_summary(("numpy",))
     arm = choose_arm()
     joints, frames = arm_frames(arm)
     workdir = Path(tempfile.mkdtemp(prefix="bench_description_"))
@@ -494,11 +553,25 @@ def main() -> int:
                         f"{_ms(result.percentile(99))} cpu {result.cpu:.2f} s",
                         flush=True,
                     )
+        profile: list[tuple[str, float]] = []
+        profile_seconds = 2.0 if options.quick else 5.0
+        if not options.no_profile:
+            for party in parties.values():  # the profiled node runs alone
+                party.stop()
+            stats = workdir / "node.prof"
+            profiled = start_party(NODE, arm, frames, workdir, profile=stats)
+            parties["profiled"] = profiled
+            driver.attach(profiled)
+            driver.warm_up(profiled)
+            driver.run(profiled, 1000.0, profile_seconds)
+            profiled.stop()
+            profile, handled = _node_profile.per_message(stats)
+            print(f"profiled node: {handled} messages handled", flush=True)
     finally:
         driver.close()
         for party in parties.values():
             party.stop()
-    text = report(arm, len(frames), results, startup, rates, repeat, options.quick, load_start)
+    text = report(arm, len(frames), results, startup, rates, repeat, options.quick, machine, profile, profile_seconds)
     print()
     print(text)
     if not options.no_docs:

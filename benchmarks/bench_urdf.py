@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""URDF parsing and forward kinematics: bb_robot next to urdf_parser_py, yourdfpy and Pinocchio.
+"""URDF parsing: bb_robot next to urdf_parser_py, yourdfpy and Pinocchio.
 
 Run ``python benchmarks/bench_urdf.py [--quick]``.  In one run, on the same files:
 
@@ -10,12 +10,9 @@ Run ``python benchmarks/bench_urdf.py [--quick]``.  In one run, on the same file
     for reference, Pinocchio's ``buildModelFromXML`` (C++ urdfdom parse plus its model).  Every
     party parses the same in-memory document (the file is read once, before timing), so file
     IO is excluded for all alike;
-(b) one forward-kinematics call on a 7-DOF arm: ``ForwardKinematics.compute(q)`` (all link
-    poses) against ``pinocchio.forwardKinematics`` (joint placements only) and the same plus
-    ``updateFramePlacements`` (all frames, i.e. all link poses too);
-(c) 10,000 configurations: one batched ``compute(Q)`` against Pinocchio called in a Python loop
-    over the same configurations (per-configuration cost);
-(d) the 1000-link chain: parse + build, with and without the file read.
+(b) the 1000-link chain: parse + build, with and without the file read.
+
+Forward kinematics against Pinocchio is ``benchmarks/bench_fk.py``.
 
 Prints a Markdown report and rewrites the ``bench_urdf`` section of ``docs/benchmarks.md``
 (``--no-docs`` to leave it alone).  Targets (from the issue) are reported as met or missed,
@@ -25,13 +22,12 @@ never asserted.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import io
 import logging
 import math
 import os
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,7 +35,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common  # noqa: E402  (puts the repository root on sys.path)
-import numpy as np  # noqa: E402
 
 from bb_robot.model.kinematics import ForwardKinematics  # noqa: E402
 from bb_robot.urdf.builder import build_robot, load_urdf  # noqa: E402
@@ -47,7 +42,6 @@ from bb_robot.urdf.parser import parse_string  # noqa: E402
 
 SECTION = "bench_urdf"
 CHAIN = "long_chain_1000.urdf"
-BATCH = 10_000
 PARSE_TARGET_PARTY = "urdf_parser_py"
 CHAIN_TARGET_SECONDS = 0.100
 
@@ -56,16 +50,14 @@ CHAIN_TARGET_SECONDS = 0.100
 class Settings:
     quick: bool
     parse_repeat: int
-    fk_repeat: int
-    batch_repeat: int
     chain_repeat: int
     sample_seconds: float  # a timing sample lasts at least this long (several calls if fast)
 
     @classmethod
     def make(cls, quick: bool) -> Settings:
         if quick:
-            return cls(True, 3, 5, 3, 5, 0.002)
-        return cls(False, 15, 15, 15, 21, 0.005)
+            return cls(True, 3, 5, 0.002)
+        return cls(False, 15, 21, 0.005)
 
 
 # ------------------------------------------------------------------------------ peers
@@ -86,21 +78,6 @@ if upp_urdf is not None:  # it prints every unknown element and attribute to std
 
     _upp_core.on_error = lambda _message: None
 logging.getLogger("yourdfpy").setLevel(logging.CRITICAL)
-
-
-@contextlib.contextmanager
-def quiet_stderr() -> Iterator[None]:
-    """Silence C++ chatter (urdfdom's console_bridge writes to file descriptor 2)."""
-    sys.stderr.flush()
-    saved = os.dup(2)
-    try:
-        with open(os.devnull, "w") as null:
-            os.dup2(null.fileno(), 2)
-            yield
-    finally:
-        sys.stderr.flush()
-        os.dup2(saved, 2)
-        os.close(saved)
 
 
 def _short(error: BaseException, path: Path | None = None) -> str:
@@ -156,7 +133,7 @@ def bench_parsing(files: list[Path], settings: Settings) -> list[ParseRow]:
         parties = _parse_parties(path, data)
         working: dict[str, Callable[[], object]] = {}
         calls: dict[str, int] = {}
-        with quiet_stderr():
+        with _common.quiet_stderr():
             for name, function in parties.items():
                 try:
                     result = function()
@@ -231,184 +208,6 @@ def parse_report(rows: list[ParseRow]) -> tuple[str, list[tuple[str, str]]]:
     return table + "\n\n" + "\n".join(notes), targets
 
 
-# ------------------------------------------------------------------------------ (b), (c) FK
-@dataclass
-class Arm:
-    label: str
-    fk: ForwardKinematics
-    model: Any
-    data: Any
-    dof: int
-    links: int
-
-
-def _pin_configuration(model: Any, fk: ForwardKinematics, q: np.ndarray) -> np.ndarray:
-    """Pinocchio's configuration for our ``q`` (continuous joints as cos, sin; mimics skipped)."""
-    values = dict(zip(fk.joint_names, q, strict=True))
-    result: np.ndarray = pin.neutral(model)
-    for joint_id in range(1, model.njoints):
-        joint, name = model.joints[joint_id], model.names[joint_id]
-        if joint.nq == 0 or name not in values:
-            continue
-        if joint.nq == 1:
-            result[joint.idx_q] = values[name]
-        else:
-            result[joint.idx_q : joint.idx_q + 2] = (np.cos(values[name]), np.sin(values[name]))
-    return result
-
-
-def _limits(fk: ForwardKinematics) -> tuple[np.ndarray, np.ndarray]:
-    low, high = [], []
-    for name in fk.joint_names:
-        limits = fk.robot.joints[name].limits
-        if limits is not None and limits.lower is not None and limits.upper is not None:
-            low.append(limits.lower)
-            high.append(limits.upper)
-        else:
-            low.append(-math.pi)
-            high.append(math.pi)
-    return np.array(low), np.array(high)
-
-
-def load_arms() -> list[Arm]:
-    """7-DOF arms present: example-robot-data's Panda (7 arm joints + a finger) and xArm7."""
-    if pin is None:
-        return []
-    wanted = ("erd:panda_description/urdf/panda.urdf", "erd:xarm_description/urdf/xarm7.urdf")
-    candidates = {_common.robot_label(p): p for p in _common.example_robot_data_urdfs()}
-    fallback = _common.CORPUS_DIR / "moveit_resources/panda_description/urdf/panda.urdf"
-    paths = [candidates[w] for w in wanted if w in candidates]
-    if not paths and fallback.is_file():
-        paths = [fallback]
-    arms = []
-    for path in paths:
-        fk = ForwardKinematics(load_urdf(path))
-        with quiet_stderr():
-            model = pin.buildModelFromUrdf(str(path), mimic=True)
-        arms.append(
-            Arm(
-                _common.robot_label(path),
-                fk,
-                model,
-                model.createData(),
-                len(fk.joint_names),
-                len(fk.link_names),
-            )
-        )
-    return arms
-
-
-def _check_agreement(arm: Arm, q: np.ndarray) -> float:
-    """Largest position difference (m) between our link poses and Pinocchio's, one config."""
-    poses = arm.fk.compute(q)
-    pin.forwardKinematics(arm.model, arm.data, _pin_configuration(arm.model, arm.fk, q))
-    pin.updateFramePlacements(arm.model, arm.data)
-    worst = 0.0
-    for i, link in enumerate(arm.fk.link_names):
-        frame = arm.data.oMf[arm.model.getFrameId(link, pin.BODY)]
-        worst = max(worst, float(np.abs(poses[i] - frame.homogeneous).max()))
-    return worst
-
-
-def _single_parties(arm: Arm, q: np.ndarray) -> dict[str, Callable[[], object]]:
-    fk, model, data = arm.fk, arm.model, arm.data
-    qp = _pin_configuration(model, fk, q)
-    forward, frames = pin.forwardKinematics, pin.updateFramePlacements
-
-    def pin_fk() -> None:
-        forward(model, data, qp)
-
-    def pin_frames() -> None:
-        forward(model, data, qp)
-        frames(model, data)
-
-    return {"ours": lambda: fk.compute(q), "pin fk": pin_fk, "pin fk+frames": pin_frames}
-
-
-def _batch_parties(arm: Arm, configurations: np.ndarray) -> dict[str, Callable[[], object]]:
-    fk, model, data = arm.fk, arm.model, arm.data
-    pin_configurations = [_pin_configuration(model, fk, q) for q in configurations]
-    forward, frames = pin.forwardKinematics, pin.updateFramePlacements
-
-    def pin_loop() -> None:
-        for qp in pin_configurations:
-            forward(model, data, qp)
-
-    def pin_loop_frames() -> None:
-        for qp in pin_configurations:
-            forward(model, data, qp)
-            frames(model, data)
-
-    return {
-        "ours": lambda: fk.compute(configurations),
-        "ours contiguous": lambda: np.ascontiguousarray(fk.compute(configurations)),
-        "pin loop fk": pin_loop,
-        "pin loop fk+frames": pin_loop_frames,
-    }
-
-
-def bench_single(arms: list[Arm], settings: Settings) -> list[list[object]]:
-    rows: list[list[object]] = []
-    rng = np.random.default_rng(7)
-    for arm in arms:
-        low, high = _limits(arm.fk)
-        q = rng.uniform(low, high)
-        parties = _single_parties(arm, q)
-        calls = {n: _common.calls_per_sample(f, settings.sample_seconds * 4, 100_000) for n, f in parties.items()}
-        samples = _common.interleaved(parties, settings.fk_repeat, calls)
-        t = {name: _common.median(s) for name, s in samples.items()}
-        rows.append(
-            [
-                f"`{arm.label}`",
-                arm.dof,
-                arm.links,
-                _common.format_spread(samples["ours"]),
-                _common.format_spread(samples["pin fk"]),
-                _common.format_spread(samples["pin fk+frames"]),
-                _common.format_ratio(t["ours"], t["pin fk+frames"]),
-                f"{_check_agreement(arm, q):.1e}",
-            ]
-        )
-    return rows
-
-
-def bench_batch(arms: list[Arm], settings: Settings) -> tuple[list[list[object]], list[tuple[str, str]]]:
-    rows: list[list[object]] = []
-    targets: list[tuple[str, str]] = []
-    rng = np.random.default_rng(11)
-    for arm in arms:
-        low, high = _limits(arm.fk)
-        configurations = rng.uniform(low, high, size=(BATCH, arm.dof))
-        parties = _batch_parties(arm, configurations)
-        samples = _common.interleaved(parties, settings.batch_repeat)
-        per = {name: _common.median(s) / BATCH for name, s in samples.items()}
-        rows.append(
-            [
-                f"`{arm.label}`",
-                arm.dof,
-                f"{BATCH:,}",
-                _common.format_spread(samples["ours"], BATCH),
-                _common.format_spread(samples["ours contiguous"], BATCH),
-                _common.format_spread(samples["pin loop fk"], BATCH),
-                _common.format_spread(samples["pin loop fk+frames"], BATCH),
-                _common.format_ratio(per["pin loop fk"], per["ours"]),
-                _common.format_ratio(per["pin loop fk+frames"], per["ours"]),
-            ]
-        )
-        for peer in ("pin loop fk", "pin loop fk+frames"):
-            ok = per["ours"] <= per[peer]
-            targets.append(
-                (
-                    "met" if ok else "MISSED",
-                    f"batched FK per configuration, `{arm.label}`: ours "
-                    f"{_common.format_spread(samples['ours'], BATCH)} vs Pinocchio in a Python "
-                    f"loop ({peer.removeprefix('pin loop ')}) "
-                    f"{_common.format_spread(samples[peer], BATCH)}",
-                )
-            )
-    return rows, targets
-
-
 # ------------------------------------------------------------------------------ (d) chain
 def bench_chain(path: Path, settings: Settings) -> tuple[list[list[object]], list[tuple[str, str]]]:
     data = path.read_bytes()
@@ -468,22 +267,16 @@ def main(argv: list[str] | None = None) -> int:
     print("(a) parsing", file=sys.stderr)
     parse_rows = bench_parsing(files, settings)
     parse_table, parse_targets = parse_report(parse_rows)
-    arms = load_arms()
-    print("(b) single FK call", file=sys.stderr)
-    single_rows = bench_single(arms, settings)
-    print("(c) batched FK", file=sys.stderr)
-    batch_rows, batch_targets = bench_batch(arms, settings)
-    print("(d) 1000-link chain", file=sys.stderr)
+    print("(b) 1000-link chain", file=sys.stderr)
     chain_rows, chain_targets = bench_chain(chain, settings) if chain.is_file() else ([], [])
 
     mode = "--quick" if settings.quick else "full run"
     lines = [
-        "## URDF parsing and forward kinematics (`benchmarks/bench_urdf.py`)",
+        "## URDF parsing (`benchmarks/bench_urdf.py`)",
         "",
         f"Run {_common.timestamp()} ({mode}: median of {settings.parse_repeat} samples per "
-        f"file and party for parsing, {settings.fk_repeat} for one FK call, "
-        f"{settings.batch_repeat} for {BATCH:,} configurations, {settings.chain_repeat} for "
-        "the chain).",
+        f"file and party for parsing, {settings.chain_repeat} for the chain).  Forward "
+        "kinematics against Pinocchio: `benchmarks/bench_fk.py`, its own section.",
         "",
         f"Machine: {machine}.",
     ]
@@ -500,7 +293,7 @@ def main(argv: list[str] | None = None) -> int:
         lines += ["", f"Not installed, so not compared: {', '.join(missing)}."]
 
     lines += ["", "### Targets", ""]
-    for status, text in parse_targets + batch_targets + chain_targets:
+    for status, text in parse_targets + chain_targets:
         lines.append(f"- **{status}**: {text}" if status != "info" else f"- {text}")
 
     lines += [
@@ -519,53 +312,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         parse_table,
         "",
-        "### (b) One forward-kinematics call",
-        "",
-        "One random configuration within limits.  *ours* is `ForwardKinematics.compute(q)` "
-        "(every link pose, a new array); *pin fk* is `pinocchio.forwardKinematics` (joint "
-        "placements only); *pin fk+frames* adds `updateFramePlacements` (every frame, so every "
-        "link pose, like ours).  The last column is the largest difference between our link "
-        "poses and Pinocchio's (sanity check: the same computation).  Times are per call, "
-        "median (and minimum) over the samples; the ratio uses medians.",
-        "",
-        _common.markdown_table(
-            [
-                "arm",
-                "DOF",
-                "links",
-                "ours",
-                "pin fk",
-                "pin fk+frames",
-                "ours ÷ pin fk+frames",
-                "max |ours − pin|",
-            ],
-            single_rows,
-        ),
-        "",
-        f"### (c) {BATCH:,} configurations, cost per configuration",
-        "",
-        f"*ours* is one `compute(Q)` with `Q` of shape ({BATCH:,}, DOF) (a strided view of "
-        "batch-last storage); *ours contiguous* adds `np.ascontiguousarray` of the result; "
-        "Pinocchio is called in a Python loop over the same configurations, already converted "
-        "to its layout (conversion not timed), leaving its results in `data`.  Ratios above 1× "
-        "mean ours is cheaper per configuration (medians; the minimum is given too).",
-        "",
-        _common.markdown_table(
-            [
-                "arm",
-                "DOF",
-                "configurations",
-                "ours",
-                "ours contiguous",
-                "pin loop fk",
-                "pin loop fk+frames",
-                "pin fk ÷ ours",
-                "pin fk+frames ÷ ours",
-            ],
-            batch_rows,
-        ),
-        "",
-        "### (d) The 1000-link chain (`synthetic/long_chain_1000.urdf`)",
+        "### (b) The 1000-link chain (`synthetic/long_chain_1000.urdf`)",
         "",
         _common.markdown_table(["step", "median", "min", "max"], chain_rows),
     ]

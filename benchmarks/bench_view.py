@@ -84,12 +84,12 @@ def run(seconds: float, domain: int) -> tuple[list[Phase], str, str]:
 
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_bench_view_"))
     common = {"model": str(BB_ARM), "model_dirs": [str(BB_ARM.parent)]}
-    description = _driver_process.start_driver(
+    description = _driver_process.start_node(
+        "bb_robot.nodes.description",
         {**common, "tip_link": "tcp"},
         workdir=workdir,
         domain=domain,
-        module="bb_robot.nodes.description",
-        name="description",
+        log_name="description.log",
     )
     ns = description.namespace
     driver = _driver_process.start_driver(
@@ -98,13 +98,13 @@ def run(seconds: float, domain: int) -> tuple[list[Phase], str, str]:
         domain=domain,
         namespace=ns,
     )
-    view = _driver_process.start_driver(
+    view = _driver_process.start_node(
+        "bb_robot.nodes.view",
         {"port": 0, "model_dirs": [str(BB_ARM.parent)]},
         workdir=workdir,
         domain=domain,
-        module="bb_robot.nodes.view",
-        name="view",
         namespace=ns,
+        log_name="view.log",
     )
     processes = [description, driver, view]
     context = rclpy.context.Context()

@@ -16,14 +16,20 @@ models reject bad input with the same :class:`InvalidJointValue` messages.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import numpy.typing as npt
 
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.transforms import Matrix, skew
+
+#: Rotation entries smaller than this are taken as exactly 0 where that saves work: rounding
+#: residues such as the 6.1e-17 of ``cos(π/2)`` in URDF ``rpy``.  It is about one unit in the last
+#: place of 1.0 (2.2e-16), so dropping such a term changes a result by no more than its rounding.
+ROUNDING_RESIDUE = 2.5e-16
 
 #: Step kinds: a constant transform, a rotation about an axis, a translation along one,
 #: and a rotation about a coordinate axis ``±e_k`` (most real joints, all serial-model joints).
@@ -48,6 +54,13 @@ class Step:
       arithmetic and memory of the general case.
 
     The translation ``t`` is always the last column.  Build with :func:`make_step`.
+
+    ``permutation`` is set when ``R`` is a signed permutation (up to
+    :data:`ROUNDING_RESIDUE`; most real joint origins: rpy of multiples of
+    π/2): column c of ``R`` is ``sign · e_source``, held as ``(source, sign)``,
+    so the product with the parent rotation is a choice of its columns, no
+    multiplication; ``translation`` then lists the nonzero ``(index, value)``
+    of ``t`` (and, for :data:`PRISMATIC`, ``along`` those of ``R·u``).
     """
 
     parent: int
@@ -56,6 +69,9 @@ class Step:
     block: Matrix
     columns: tuple[int, int, int] = (0, 1, 2)
     sign: float = 1.0
+    permutation: tuple[tuple[int, float], ...] | None = None
+    translation: tuple[tuple[int, float], ...] = ()
+    along: tuple[tuple[int, float], ...] = ()
 
     @property
     def block_t(self) -> Matrix:
@@ -73,17 +89,30 @@ def make_step(parent: int, child: int, kind: int, origin: Matrix, axis: Sequence
     """
     rot, t = origin[:3, :3], origin[:3, 3:4]
     if kind == FIXED:
-        return Step(parent, child, FIXED, np.hstack([rot, t]))
+        return _with_permutation(Step(parent, child, FIXED, np.hstack([rot, t])))
     u: Matrix = np.asarray(axis, dtype=float)
     if kind == PRISMATIC:
-        return Step(parent, child, PRISMATIC, np.hstack([rot, (rot @ u)[:, None], t]))
+        return _with_permutation(Step(parent, child, PRISMATIC, np.hstack([rot, (rot @ u)[:, None], t])), u)
     nonzero = np.flatnonzero(u)
     if len(nonzero) == 1 and abs(u[nonzero[0]]) == 1.0:
         k = int(nonzero[0])
         columns = ((k + 1) % 3, (k + 2) % 3, k)
-        return Step(parent, child, REVOLUTE_AXIS, np.hstack([rot, t]), columns, float(u[k]))
+        return _with_permutation(Step(parent, child, REVOLUTE_AXIS, np.hstack([rot, t]), columns, float(u[k])))
     along = rot @ np.outer(u, u)
     return Step(parent, child, REVOLUTE, np.hstack([along, rot - along, rot @ skew(tuple(u)), t]))
+
+
+def _with_permutation(step: Step, axis: Matrix | None = None) -> Step:
+    """``step`` with ``permutation`` and ``translation`` (and ``along`` for ``axis``) when its rotation allows."""
+    rotation = step.block[:, :3]
+    snapped = np.where(np.abs(rotation) < ROUNDING_RESIDUE, 0.0, rotation)
+    if not (np.count_nonzero(snapped, axis=0) == 1).all() or not (np.abs(snapped).sum(axis=0) == 1.0).all():
+        return step
+    sources = np.abs(snapped).argmax(axis=0)
+    permutation = tuple((int(e), float(snapped[e, c])) for c, e in enumerate(sources))
+    translation = tuple((int(e), float(x)) for e, x in enumerate(step.block[:, -1]) if x != 0.0)
+    along = () if axis is None else tuple((int(e), float(x)) for e, x in enumerate(snapped @ axis) if x != 0.0)
+    return replace(step, permutation=permutation, translation=translation, along=along)
 
 
 def empty_frames(count: int, batch: int) -> Matrix:
@@ -99,6 +128,9 @@ def apply_step(frames: Matrix, step: Step, value: Matrix | None) -> None:
 
     ``value`` has one entry per batch element (unused, may be ``None``, for :data:`FIXED`).
     """
+    if step.permutation is not None:
+        _apply_permutation(frames, step, value)
+        return
     product = np.matmul(step.block_t, frames[step.parent, :3, :3])  # (3, K, batch)
     rotation = frames[step.child, :3, :3]
     position = frames[step.child, :3, 3]
@@ -129,6 +161,37 @@ def apply_step(frames: Matrix, step: Step, value: Matrix | None) -> None:
             position += product[:, 3] * value
 
 
+def _apply_permutation(frames: Matrix, step: Step, value: Matrix | None) -> None:
+    """:func:`apply_step` when the step's rotation is a signed permutation: columns of the parent, no product."""
+    assert step.permutation is not None
+    parent = frames[step.parent, :3, :3]  # parent[:, e] is column e over the batch, (3, batch)
+    rotation = frames[step.child, :3, :3]
+    position = frames[step.child, :3, 3]
+    position[...] = frames[step.parent, :3, 3]
+    for e, x in step.translation:
+        position += parent[:, e] * x
+    if step.kind != REVOLUTE_AXIS:
+        for c, (e, sign) in enumerate(step.permutation):
+            np.multiply(parent[:, e], sign, out=rotation[:, c])
+        if step.kind == PRISMATIC:
+            assert value is not None
+            for e, x in step.along:
+                position += parent[:, e] * (value * x)
+        return
+    assert value is not None
+    # Columns i, j of parent · R are ±parent[:, a], ±parent[:, b]; rotating about e_k mixes them.
+    i, j, k = step.columns
+    (a, sign_a), (b, sign_b), (g, sign_g) = (step.permutation[c] for c in (i, j, k))
+    cos, sin = np.cos(value), np.sin(value)
+    sin *= step.sign
+    first, second = parent[:, a], parent[:, b]
+    np.multiply(first, cos if sign_a > 0 else -cos, out=rotation[:, i])
+    rotation[:, i] += second * (sin if sign_b > 0 else -sin)
+    np.multiply(second, cos if sign_b > 0 else -cos, out=rotation[:, j])
+    rotation[:, j] -= first * (sin if sign_a > 0 else -sin)
+    np.multiply(parent[:, g], sign_g, out=rotation[:, k])
+
+
 def as_batch(robot: str, q: npt.ArrayLike, joint_names: Sequence[str]) -> tuple[Matrix, bool]:
     """Return ``(batch, single)``: ``q`` as a float array of shape ``(count, n)``, and whether it was one vector.
 
@@ -155,3 +218,17 @@ def as_batch(robot: str, q: npt.ArrayLike, joint_names: Sequence[str]) -> tuple[
         bad = sorted({joint_names[int(i)] for i in np.nonzero(~np.isfinite(batch))[1]})
         raise InvalidJointValue(robot, f"non-finite value for joint(s) {', '.join(bad)}")
     return batch, single
+
+
+def one_configuration(q: npt.ArrayLike, n: int) -> list[float] | None:
+    """Return ``q`` as a list of ``n`` floats when it is a finite float64 vector of that length, else ``None``.
+
+    The cheap check for the one-configuration paths; anything else (lists,
+    batches, bad values) goes through :func:`as_batch`, which converts or
+    raises the error.
+    """
+    if type(q) is not np.ndarray or q.dtype != np.float64 or q.shape != (n,):
+        return None
+    values: list[float] = q.tolist()
+    # A sum is finite only when every term is (an overflow to inf just takes the slow path).
+    return values if math.isfinite(sum(values)) else None

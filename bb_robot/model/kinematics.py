@@ -17,10 +17,21 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, Step, apply_step, as_batch, empty_frames, make_step
+from bb_robot.model.batch import (
+    FIXED,
+    PRISMATIC,
+    REVOLUTE,
+    Step,
+    apply_step,
+    as_batch,
+    empty_frames,
+    make_step,
+    one_configuration,
+)
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
+from bb_robot.model.unrolled import Motion, Unrolled, as_array, unrolled_frames
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,16 @@ class ForwardKinematics:
         self._coordinate = {name: i for i, name in enumerate(self.joint_names)}
         link_index = {name: i for i, name in enumerate(self.link_names)}
         self._steps = tuple(self._step(j, link_index) for j in order)
+        self._unrolled: Unrolled | None | bool = False  # built on the first one-configuration call
+
+    def _one(self) -> Unrolled | None:
+        """The straight-line function of one configuration (:mod:`bb_robot.model.unrolled`), built once."""
+        if self._unrolled is False:
+            motions = [Motion(s.step, s.coordinate, s.multiplier, s.offset) for s in self._steps]
+            count = len(self.link_names)
+            self._unrolled = unrolled_frames(np.eye(4), count, motions, len(self.joint_names), range(count))
+        assert self._unrolled is not True
+        return self._unrolled
 
     def _resolve(self, name: str) -> tuple[int, float, float]:
         """Return ``(coordinate, multiplier, offset)`` driving joint ``name``, following mimics."""
@@ -100,15 +121,23 @@ class ForwardKinematics:
         needed), links in :attr:`link_names` order.  Raises :class:`InvalidJointValue` for
         a wrong (or ragged) shape, a value that is not a number, or a non-finite value.
         """
+        values = one_configuration(q, len(self.joint_names))
+        if values is not None and (function := self._one()) is not None:
+            return as_array(function(values), -1, 4, 4)
         batch, single = as_batch(self.robot.name, q, self.joint_names)
+        if single and (function := self._one()) is not None:
+            return as_array(function(batch[0].tolist()), -1, 4, 4)
         # Batch-last layout (bb_robot.model.batch): frames[link, i, k, :] is one
         # contiguous row over the batch, so the product with a joint's constant
         # block is three small matrix multiplies and the angle terms are
         # contiguous vector operations.  The result is a transposed view of it: no copy.
         frames = empty_frames(len(self.link_names), batch.shape[0])
         frames[0, :3] = np.eye(4)[:3, :, None]
+        columns = np.ascontiguousarray(batch.T)  # one contiguous row per coordinate
         for step in self._steps:
-            value = None if step.coordinate < 0 else batch[:, step.coordinate] * step.multiplier + step.offset
+            value = None if step.coordinate < 0 else columns[step.coordinate]
+            if value is not None and (step.multiplier != 1.0 or step.offset != 0.0):
+                value = value * step.multiplier + step.offset
             apply_step(frames, step.step, value)
         poses = frames.transpose(3, 0, 1, 2)
         return np.ascontiguousarray(poses[0]) if single else poses

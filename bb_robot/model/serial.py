@@ -51,7 +51,17 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.hooks import Hook
-from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, Step, apply_step, as_batch, empty_frames, make_step
+from bb_robot.model.batch import (
+    FIXED,
+    PRISMATIC,
+    REVOLUTE,
+    Step,
+    apply_step,
+    as_batch,
+    empty_frames,
+    make_step,
+    one_configuration,
+)
 from bb_robot.model.errors import (
     InvalidTransform,
     KinematicsError,
@@ -63,6 +73,7 @@ from bb_robot.model.errors import (
 from bb_robot.model.geometry import Vec3
 from bb_robot.model.robot import Joint, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
+from bb_robot.model.unrolled import Motion, Unrolled, as_array, unrolled_frames, unrolled_jacobian
 
 
 class UrdfLoader(Protocol):
@@ -324,6 +335,12 @@ class SerialManipulator:
             strict=self.strict,
         )
 
+    def __getstate__(self) -> dict[str, object]:
+        """Pickle without the generated functions (rebuilt on first use)."""
+        state = self.__dict__.copy()
+        state["_generated"] = {}
+        return state
+
     # ---------------------------------------------------------------- properties
     @property
     def dof(self) -> int:
@@ -348,19 +365,19 @@ class SerialManipulator:
         needed).  Raises :class:`~bb_robot.model.errors.InvalidJointValue` for
         a wrong shape or a non-finite value.
         """
-        batch, single = as_batch(self.robot_name, q, self.joint_names)
-        if single:
-            joints, links, tip = self._chain_single(batch[0])
-            return SerialPoses(_matrices(links), _matrices(joints), _matrices([tip])[0])
-        frames = self._frames(batch)
-        poses = frames.transpose(3, 0, 1, 2)
-        return SerialPoses(poses[:, self._links], poses[:, self._joint_frames], poses[:, self._tip])
+        n = self.dof
+        batch, values = self._input(q)
+        if values is not None:
+            poses = self._one("forward", values)  # links, joint frames, tip
+            return SerialPoses(poses[: n + 1], poses[n + 1 : 2 * n + 1], poses[2 * n + 1])
+        frames = self._frames(batch).transpose(3, 0, 1, 2)
+        return SerialPoses(frames[:, self._links], frames[:, self._joint_frames], frames[:, self._tip])
 
     def link_poses(self, q: npt.ArrayLike) -> Matrix:
         """Return the poses of :attr:`link_names` in ``W``: shape ``(n + 1, 4, 4)`` or ``(B, n + 1, 4, 4)``."""
-        batch, single = as_batch(self.robot_name, q, self.joint_names)
-        if single:
-            return _matrices(self._chain_single(batch[0])[1])
+        batch, values = self._input(q)
+        if values is not None:
+            return self._one("forward", values)[: self.dof + 1]
         result: Matrix = self._frames(batch)[self._links].transpose(3, 0, 1, 2)
         return result
 
@@ -371,11 +388,15 @@ class SerialManipulator:
         effector relative to the tip frame: the result is ``W_T_E · offset``.
         Batched results are strided views (``np.ascontiguousarray`` them if needed).
         """
-        batch, single = as_batch(self.robot_name, q, self.joint_names)
-        if single:
-            pose: Matrix = _matrices([self._chain_single(batch[0])[2]])[0]
+        values = one_configuration(q, self.dof)  # the common case first: one float64 row
+        if values is not None and (function := self._unrolled("tip")) is not None:
+            pose: Matrix = as_array(function(values), 4, 4)
         else:
-            pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
+            batch, values = self._input(q)
+            if values is not None:
+                pose = self._one("tip", values)[0]
+            else:
+                pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
         if offset is None:
             return pose
         result: Matrix = pose @ _offset_matrix(self.robot_name, offset)
@@ -399,33 +420,23 @@ class SerialManipulator:
         that frame.  Column i: ``[z_i × (p - o_i); z_i]`` for RZ and
         ``[z_i; 0]`` for TZ, with ``z_i``, ``o_i`` the axis and origin of joint i in ``W``.
         """
+        if link is None and offset is None:  # the common case first: the end effector, one float64 row
+            values = one_configuration(q, self.dof)
+            if values is not None and (function := self._unrolled("jacobian")) is not None:
+                return as_array(function(values), 6, self.dof)
         columns, frame = self._jacobian_target(link)
         point = None if offset is None else _offset_matrix(self.robot_name, offset)[:3, 3]
-        batch, single = as_batch(self.robot_name, q, self.joint_names)
-        prismatic = self._prismatic[:columns]
-        if single:
-            joints, links, tip = self._chain_single(batch[0])
-            t = tip if frame is None else links[frame]
-            px, py, pz = t[3], t[7], t[11]
-            if point is not None:
-                u, v, w = (float(c) for c in point)
-                px, py, pz = (
-                    t[0] * u + t[1] * v + t[2] * w + px,
-                    t[4] * u + t[5] * v + t[6] * w + py,
-                    t[8] * u + t[9] * v + t[10] * w + pz,
-                )
-            single_result = np.zeros((6, self.dof))
-            if columns:
-                rows = []
-                for f, slides in zip(joints[:columns], self._is_prismatic, strict=False):
-                    ax, ay, az = f[2], f[6], f[10]
-                    if slides:
-                        rows.append((ax, ay, az, 0.0, 0.0, 0.0))
-                    else:
-                        dx, dy, dz = px - f[3], py - f[7], pz - f[11]
-                        rows.append((ay * dz - az * dy, az * dx - ax * dz, ax * dy - ay * dx, ax, ay, az))
-                single_result[:, :columns] = np.array(rows).T
-            return single_result
+        batch, values = self._input(q)
+        if values is not None and frame is None and point is None:
+            function = self._unrolled("jacobian")
+            if function is not None:
+                return as_array(function(values), 6, self.dof)
+        if batch.shape[0] == 1 and values is not None:  # other targets: the batched code on one row
+            return np.ascontiguousarray(self._jacobian_batch(batch, columns, frame, point)[0])
+        return self._jacobian_batch(batch, columns, frame, point)
+
+    def _jacobian_batch(self, batch: Matrix, columns: int, frame: int | None, point: Matrix | None) -> Matrix:
+        """The Jacobians of configurations ``batch`` ``(B, n)``, shape ``(B, 6, n)``; arguments as :meth:`jacobian`."""
         frames = self._frames(batch)
         target = frames[self._tip] if frame is None else frames[self._links][frame]  # (4, 4, B)
         p = target[:3, 3] if point is None else np.einsum("ijb,j->ib", target[:3, :3], point) + target[:3, 3]
@@ -439,7 +450,7 @@ class SerialManipulator:
             np.multiply(z[:, a], d[:, b], out=result[row, :columns])
             result[row, :columns] -= z[:, b] * d[:, a]
         result[3:, :columns] = z.transpose(1, 0, 2)
-        for i in np.flatnonzero(prismatic):
+        for i in np.flatnonzero(self._prismatic[:columns]):
             result[:3, i] = z[i]
             result[3:, i] = 0.0
         return result.transpose(2, 0, 1)
@@ -475,48 +486,53 @@ class SerialManipulator:
             count += 1
         self._steps = tuple(steps)
         self._frame_count = count
-        # One configuration: the same products on 3×4 affine rows of Python floats.
-        self._base_affine = _affine(self.base_pose)
-        self._before_affine = tuple(_affine(j.offset_before) for j in self.joints)
-        self._after_affine = tuple(
-            None if np.array_equal(j.offset_after, np.eye(4)) else _affine(j.offset_after) for j in self.joints
-        )
-        self._tip_affine = None if np.array_equal(self.tip_offset, np.eye(4)) else _affine(self.tip_offset)
+        self._generated: dict[str, Unrolled | None] = {}  # one-configuration code, built on first use
 
     def _frames(self, batch: Matrix) -> Matrix:
         """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
         frames = empty_frames(self._frame_count, batch.shape[0])
         frames[0] = self.base_pose[:, :, None]
+        columns = np.ascontiguousarray(batch.T)  # one contiguous row per coordinate
         for step, coordinate in self._steps:
-            apply_step(frames, step, None if coordinate < 0 else batch[:, coordinate])
+            apply_step(frames, step, None if coordinate < 0 else columns[coordinate])
         return frames
 
-    def _chain_single(self, q: Matrix) -> tuple[list[_Affine], list[_Affine], _Affine]:
-        """Return the joint frames, the link frames and the tip frame of one configuration.
+    def _input(self, q: npt.ArrayLike) -> tuple[Matrix, list[float] | None]:
+        """Return ``(batch, values)``: ``q`` as ``(B, n)``, and its floats when it is one configuration."""
+        values = one_configuration(q, self.dof)
+        if values is not None:
+            return np.asarray(q).reshape(1, -1), values
+        batch, single = as_batch(self.robot_name, q, self.joint_names)
+        return batch, (batch[0].tolist() if single else None)
 
-        Plain Python floats on 3×4 affine rows: for one configuration, a dozen
-        small numpy operations per joint cost several times more than this.
+    def _unrolled(self, what: str) -> Unrolled | None:
+        """The generated one-configuration function (:mod:`bb_robot.model.unrolled`) for ``what``.
+
+        ``"forward"``: the links, then the joint frames, then the tip; ``"tip"``: the tip;
+        ``"jacobian"``: the end effector's Jacobian.  Built on first use; ``None`` for a very long chain.
         """
-        current = self._base_affine
-        links, joints = [current], []
-        for value, before, after, slides in zip(
-            q.tolist(), self._before_affine, self._after_affine, self._is_prismatic, strict=True
-        ):
-            m = _compose(current, before)
-            if slides:  # translation along the frame's z (third column)
-                frame = (*m[:3], m[3] + value * m[2], *m[4:7], m[7] + value * m[6], *m[8:11], m[11] + value * m[10])
-            else:  # rotation about z mixes the first two columns
-                c, s = math.cos(value), math.sin(value)
-                frame = (
-                    c * m[0] + s * m[1], c * m[1] - s * m[0], m[2], m[3],
-                    c * m[4] + s * m[5], c * m[5] - s * m[4], m[6], m[7],
-                    c * m[8] + s * m[9], c * m[9] - s * m[8], m[10], m[11],
-                )  # fmt: skip
-            joints.append(frame)
-            current = frame if after is None else _compose(frame, after)
-            links.append(current)
-        tip = current if self._tip_affine is None else _compose(current, self._tip_affine)
-        return joints, links, tip
+        if what not in self._generated:
+            frames = range(self._frame_count)
+            motions = [Motion(step, coordinate) for step, coordinate in self._steps]
+            if what == "jacobian":
+                axes = list(zip(frames[self._joint_frames], self._is_prismatic, strict=True))
+                function = unrolled_jacobian(self.base_pose, len(frames), motions, axes, self._tip)
+            else:
+                outputs = [*frames[self._links], *frames[self._joint_frames], self._tip]
+                outputs = [self._tip] if what == "tip" else outputs
+                function = unrolled_frames(self.base_pose, len(frames), motions, self.dof, outputs)
+            self._generated[what] = function
+        return self._generated[what]
+
+    def _one(self, what: str, values: list[float]) -> Matrix:
+        """The poses ``(k, 4, 4)`` of one configuration that ``_unrolled(what)`` gives (batched code if none)."""
+        function = self._unrolled(what)
+        if function is not None:
+            return as_array(function(values), -1, 4, 4)
+        frames = self._frames(np.array([values]))[..., 0]
+        if what == "tip":
+            return np.ascontiguousarray(frames[None, self._tip])
+        return np.concatenate([frames[self._links], frames[self._joint_frames], frames[None, self._tip]])
 
     def _jacobian_target(self, link: str | None) -> tuple[int, int | None]:
         """Return (number of joints moving the target, chain-link index or None for the end effector)."""
@@ -630,35 +646,6 @@ def _rotation_onto(axis: Matrix) -> Matrix:
     v = np.array([[0.0, 0.0, x], [0.0, 0.0, y], [-x, -y, 0.0]])
     rotation: Matrix = np.eye(3) + v + (v @ v) / (1.0 + z)
     return rotation
-
-
-_Affine = tuple[float, ...]  # the 12 entries of [R | t], row by row
-
-
-def _affine(matrix: Matrix) -> _Affine:
-    return tuple(float(x) for x in np.asarray(matrix)[:3].ravel())
-
-
-def _compose(t: _Affine, b: _Affine) -> _Affine:
-    """Return the product of two 3×4 affine transforms, as 12 floats."""
-    t0, t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11 = t
-    b0, b1, b2, b3, b4, b5, b6, b7, b8, b9, b10, b11 = b
-    return (
-        t0 * b0 + t1 * b4 + t2 * b8, t0 * b1 + t1 * b5 + t2 * b9,
-        t0 * b2 + t1 * b6 + t2 * b10, t0 * b3 + t1 * b7 + t2 * b11 + t3,
-        t4 * b0 + t5 * b4 + t6 * b8, t4 * b1 + t5 * b5 + t6 * b9,
-        t4 * b2 + t5 * b6 + t6 * b10, t4 * b3 + t5 * b7 + t6 * b11 + t7,
-        t8 * b0 + t9 * b4 + t10 * b8, t8 * b1 + t9 * b5 + t10 * b9,
-        t8 * b2 + t9 * b6 + t10 * b10, t8 * b3 + t9 * b7 + t10 * b11 + t11,
-    )  # fmt: skip
-
-
-def _matrices(frames: Sequence[_Affine]) -> Matrix:
-    """Return 3×4 affine rows as an array of 4×4 homogeneous matrices, shape (len(frames), 4, 4)."""
-    result = np.empty((len(frames), 4, 4))
-    result[:, :3] = np.array(frames, dtype=float).reshape(len(frames), 3, 4)
-    result[:, 3] = (0.0, 0.0, 0.0, 1.0)
-    return result
 
 
 def _limits(joint: Joint) -> dict[str, float]:
