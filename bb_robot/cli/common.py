@@ -35,7 +35,7 @@ Format = Literal["urdf", "sdf"]
 InputFileError = ModelFileError
 
 
-class UsageError(Exception):
+class UsageError(BbRobotError):
     """An option value, or a combination of options, that cannot be used (exit code 2)."""
 
 

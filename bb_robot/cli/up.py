@@ -35,6 +35,7 @@ from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
 from bb_robot.cli.up_process import BringupProcess
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
 from bb_robot.driver.backends.base import builtin_backends
+from bb_robot.errors import BbRobotError
 from bb_robot.resources import share_directories
 
 if TYPE_CHECKING:
@@ -131,7 +132,7 @@ class _Run:
         print(f"  [{self.elapsed():6.2f} s] {text}", flush=True)
 
 
-class StageFailed(Exception):
+class StageFailed(BbRobotError):
     """A stage did not complete; the message says which and why."""
 
 

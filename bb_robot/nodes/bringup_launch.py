@@ -16,10 +16,12 @@ import signal
 import sys
 from collections.abc import Sequence
 
+from bb_robot.errors import BbRobotError
+
 LAUNCH_FILE = "bringup.launch.py"
 
 
-class LaunchMissingError(RuntimeError):
+class LaunchMissingError(BbRobotError, RuntimeError):
     """ROS 2's launch system is not installed (the message says how to get it)."""
 
 

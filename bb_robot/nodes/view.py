@@ -42,7 +42,7 @@ _TYPES = {
 }
 
 
-class StartupError(Exception):
+class StartupError(BbRobotError):
     """The node cannot start (its message says why)."""
 
 

@@ -15,6 +15,7 @@ from typing import Literal
 
 import numpy as np
 
+from bb_robot.errors import BbRobotError
 from bb_robot.model.transforms import Matrix
 from bb_robot.sdf.elements import SdfDocument, SdfFrame, SdfJoint, SdfLink, SdfModel, Where
 from bb_robot.sdf.errors import FrameError, FrameProblem, listing
@@ -55,7 +56,7 @@ class Vertex:
     world: Matrix | None = None
 
 
-class _Cycle(Exception):
+class _Cycle(BbRobotError):
     """Raised by :meth:`FrameTable.chain` when a chain of poses comes back to a frame."""
 
     def __init__(self, keys: list[str]) -> None:
