@@ -3,7 +3,7 @@
 The chain is :meth:`SerialManipulator.from_robot <bb_robot.model.serial.SerialManipulator.from_robot>`
 (``docs/serial.md``): for an SDF model it starts at the canonical link, placed where the world
 puts it, as the SDF loader does.  SDF input is strict by default (every actuation about +z of
-its joint frame, seed 004's rule); URDF and xacro input normalise by default (any axis is
+its joint frame, the SDF loader's rule); URDF and xacro input normalise by default (any axis is
 re-expressed as +z), as the serial model does for URDF.  ``--strict`` / ``--normalise`` override.
 """
 
@@ -27,7 +27,7 @@ JSON_SHAPE = (
 
 
 def normalising(loaded: LoadedModel, choice: bool | None) -> bool:
-    """Whether to normalise axes: as asked, else for URDF/xacro input but not for SDF (seed 004's rule)."""
+    """Whether to normalise axes: as asked, else for URDF/xacro input but not for SDF (the SDF loader's rule)."""
     return choice if choice is not None else loaded.sdf is None
 
 
@@ -167,7 +167,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         dest="normalise",
         action="store_const",
         const=False,
-        help="every joint must act about +z of its own frame (the default for SDF, seed 004's rule)",
+        help="every joint must act about +z of its own frame (the default for SDF)",
     )
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)

@@ -41,7 +41,7 @@ class Sphere:
 class Mesh:
     """A mesh file.
 
-    ``scale`` is the seed's single uniform factor.  A file with a non-uniform
+    ``scale`` is a single uniform factor.  A file with a non-uniform
     ``scale="sx sy sz"`` keeps ``sx`` in ``scale`` (with a warning) and all three
     components in ``extra_scale_xyz``; for uniform scales ``extra_scale_xyz`` is
     ``None``.

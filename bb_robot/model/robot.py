@@ -1,4 +1,4 @@
-"""The robot model (seed 003, ``BB.Robot``): an immutable tree in SI units.
+"""The robot model: an immutable tree in SI units.
 
 A :class:`Robot` holds flat name maps of links, joints, actuators and
 sensors, the bidirectional parent/child references, and a precomputed

@@ -1,4 +1,4 @@
-"""Precomputed topology of a kinematic tree (seed 001, ``BB.Robot.Topology``).
+"""Precomputed topology of a kinematic tree.
 
 Paths are root-relative and interleave links and joints, starting at the root
 link and ending at the node they name: ``("base", "shoulder", "upper_arm")``.

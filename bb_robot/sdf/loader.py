@@ -1,4 +1,4 @@
-"""Entry points of the SDF loader (seed 004's ``SdfSerialManipulatorLoader`` counterparts).
+"""Entry points of the SDF loader.
 
 * :func:`load_from_file` — the recommended one: a ``<model>`` or ``<world>`` file.
 * :func:`load_from_sdf_file` — a file whose root is a ``<model>`` (a world is refused).

@@ -73,7 +73,7 @@ BOUNDED_TYPES: frozenset[str] = frozenset(("revolute", "prismatic"))
 class Link:
     """A URDF link.
 
-    ``visual`` is the first ``<visual>`` (the seed holds one); any further
+    ``visual`` is the first ``<visual>`` (the IR's own field); any further
     visuals are kept in ``extra_visuals`` in file order, with a warning.
     """
 
@@ -94,7 +94,7 @@ class Limit:
 
 @dataclass(frozen=True)
 class SafetyController:
-    """``<safety_controller>``: soft limits the driver honours (not in the seed; kept, not lost)."""
+    """``<safety_controller>``: soft limits the driver honours (kept, not lost)."""
 
     k_velocity: float
     k_position: float = 0.0
@@ -123,7 +123,7 @@ class Joint:
 class Transmission:
     """A simple transmission: one joint, one actuator.
 
-    ``offset`` (not in the seed) is ros2_control's joint ``<offset>``, 0 when absent.
+    ``offset`` is ros2_control's joint ``<offset>``, 0 when absent.
     """
 
     name: str | None
