@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bb_robot.common.parameters import configure_parameter
 from bb_robot.driver.backends import _mujoco_servos as servos
 from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
@@ -63,91 +64,80 @@ class MujocoBackend(Backend):
     @classmethod
     def parameters(cls) -> Sequence[ParameterSpec]:
         return (
-            ParameterSpec(
+            configure_parameter(
                 "lockstep",
                 False,
                 "true: each control cycle advances the simulation by one control period and /clock carries the "
                 "simulated time; false: the simulation follows the driver's clock (real time).",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "timestep",
                 0.001,
                 "Physics time step, in seconds.",
-                type="double",
-                when="configure",
+                "double",
                 range=(1e-5, 0.05),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "bandwidth",
                 10.0,
                 "Natural frequency (Hz) of the default position servos: kp = I·(2π·bandwidth)², "
                 "kd = 2·ζ·I·2π·bandwidth, I the joint's inertia at the current pose (updated every cycle).",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.01, 1000.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "damping_ratio",
                 1.0,
                 "Damping ratio ζ of the default position servos.",
-                type="double",
-                when="configure",
+                "double",
                 range=(0.0, 100.0),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "gravity_compensation",
                 True,
                 "Whether the position servos add the gravity torques of the current pose (a PD servo with gravity "
                 "compensation: no sag at rest); effort commands never get it.",
-                type="bool",
-                when="configure",
+                "bool",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "kp",
                 [],
                 "Position gains (N·m/rad or N/m), one per driven joint or one for all; empty: from the inertia.",
-                type="double_array",
-                when="configure",
+                "double_array",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "kd",
                 [],
                 "Damping of the position servos (N·m·s/rad or N·s/m), one per joint or one for all; empty: from the "
                 "inertia.",
-                type="double_array",
-                when="configure",
+                "double_array",
             ),
-            ParameterSpec(
+            configure_parameter(
                 "kv",
                 [],
                 "Velocity-servo gains (N·m·s/rad or N·s/m), one per joint or one for all; empty: kd.",
-                type="double_array",
-                when="configure",
+                "double_array",
             ),
             INITIAL_POSITIONS,
-            ParameterSpec(
+            configure_parameter(
                 "disarmed",
                 "limp",
                 "What the actuators do while the driver is disarmed: 'limp' (no force: the arm falls under gravity) "
                 "or 'hold' (the position servos keep holding).",
-                when="configure",
                 choices=("limp", "hold"),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "floor",
                 "auto",
                 "'auto': add a floor plane at z = 0 when the model has none; 'true' / 'false': always / never.",
-                when="configure",
                 choices=("auto", "true", "false"),
             ),
-            ParameterSpec(
+            configure_parameter(
                 "self_collide",
                 False,
                 "Whether the robot's links collide with each other (as Gazebo's <self_collide>; off by default).",
-                type="bool",
-                when="configure",
+                "bool",
             ),
             MAX_GAP,
         )
