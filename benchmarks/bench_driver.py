@@ -173,7 +173,7 @@ def _ms(value: float | None) -> str:
     return "—" if value is None else f"{value * 1e3:.3f} ms"
 
 
-def report(runs: list[Run], quick: bool) -> str:
+def report(runs: list[Run], quick: bool, machine: str) -> str:
     rows = []
     for run in runs:
         latency = run.latency
@@ -243,7 +243,7 @@ def report(runs: list[Run], quick: bool) -> str:
         "",
         f"Run {_common.timestamp()} ({'quick run: shorter runs' if quick else 'full run'}).",
         "",
-        f"Machine: {_common.machine_summary(('numpy',))}.",
+        f"Machine (before the run): {machine}.",
         "",
         EXPLANATION,
         "",
@@ -268,10 +268,11 @@ def main() -> int:
         Run("500 Hz, no real-time scheduling", 500.0, long if not args.quick else short, priority=0),
     ]
     domain = random.randint(0, 101)
+    machine = _common.machine_summary(("numpy",))  # before the run: its load average is the start's
     for run in runs:
         print(f"running: {run.label} ({run.seconds:g} s)...", flush=True)
         measure(run, domain)
-    text = report(runs, args.quick)
+    text = report(runs, args.quick, machine)
     print(text)
     if not args.no_doc:
         page = _common.rewrite_doc_section(SECTION, text)

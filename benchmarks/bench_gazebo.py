@@ -354,7 +354,7 @@ def _cpu(run: NodeRun) -> str:
     )
 
 
-def report(node_run: NodeRun, sampling_run: NodeRun, backend_run: BackendRun, quick: bool) -> str:
+def report(node_run: NodeRun, sampling_run: NodeRun, backend_run: BackendRun, quick: bool, machine: str) -> str:
     first = node_run.state_latency[node_run.state_times < 10.0]
     end = node_run.state_times[-1] if len(node_run.state_times) else 0.0
     last = node_run.state_latency[node_run.state_times >= end - 10.0]
@@ -406,7 +406,7 @@ def report(node_run: NodeRun, sampling_run: NodeRun, backend_run: BackendRun, qu
         "",
         f"Run {_common.timestamp()} ({'quick run: shorter runs' if quick else 'full run'}).",
         "",
-        f"Machine: {_common.machine_summary(('numpy', 'pyzmq', 'protobuf'))}; loop thread "
+        f"Machine (before the run): {machine}; loop thread "
         f"{node_run.scheduling or '—'}.",
         "",
         "Gazebo is the C++ world peer of the tests (ign-transport 11 = gz-transport 13 on the wire) playing "
@@ -433,6 +433,7 @@ def main() -> int:
     parser.add_argument("--no-doc", action="store_true", help="print the report, do not rewrite docs/benchmarks.md")
     args = parser.parse_args()
     binary = build_sim_peer()
+    machine = _common.machine_summary(("numpy", "pyzmq", "protobuf"))  # before the run: the start's load
     seconds, short = (15.0, 5.0) if args.quick else (60.0, 20.0)
     print(f"running: the driver node, event-driven, 500 Hz, {seconds:g} s...", flush=True)
     node_run = measure_node(NodeRun(500.0, seconds), binary)
@@ -440,7 +441,7 @@ def main() -> int:
     sampling_run = measure_node(NodeRun(500.0, short, event_driven=False), binary)
     print(f"running: the backend alone, 500 Hz, {short:g} s...", flush=True)
     backend_run = measure_backend(BackendRun(500.0, short), binary)
-    text = report(node_run, sampling_run, backend_run, args.quick)
+    text = report(node_run, sampling_run, backend_run, args.quick, machine)
     print(text)
     if not args.no_doc:
         page = _common.rewrite_doc_section(SECTION, text)
