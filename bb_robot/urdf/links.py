@@ -7,6 +7,7 @@ from __future__ import annotations
 from math import isfinite
 
 from . import ir
+from .errors import InvalidValueError
 from .reading import ElementReader
 from .xml_safe import Node
 
@@ -42,7 +43,10 @@ class LinkReader(ElementReader):
                 if "rgba" not in child.attrib:
                     self.warn(child.line, f"{owner}: <color> has no rgba; ignored")
                     continue
-                color = self.color(child, owner)
+                try:
+                    color = self.color(child, owner)
+                except InvalidValueError as error:  # a colour is not needed for TF or to drive joints
+                    self.tolerate(error, child, "the colour is ignored")
             elif tag == "texture":
                 if texture is not None:
                     self.repeated(child, owner)
@@ -74,12 +78,12 @@ class LinkReader(ElementReader):
     def top_level_material(self, node: Node) -> None:
         name = node.attrib.get("name")
         if not name:
-            raise self.missing(
+            self.tolerate(
+                self.missing(node, "name", None, hint='A top-level <material> needs a name: <material name="blue">.'),
                 node,
-                "name",
-                None,
-                hint='A top-level <material> needs a name: <material name="blue">.',
+                "the material is dropped",
             )
+            return
         owner = f"material '{name}'"
         color, texture = self.material_body(node, owner)
         material = ir.Material(name=name, color=color, texture=texture)

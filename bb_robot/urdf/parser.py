@@ -22,15 +22,19 @@ Errors (typed, with file, line, element and attribute, and what to do):
   and ``<child link>`` (and the elements themselves), ``<mimic joint>``;
 * a missing value attribute of an element that is present (``<mass value>``, ``<box size>``,
   ``<cylinder radius/length>``, ``<sphere radius>``, ``<mesh filename>``,
-  ``<safety_controller k_velocity>``, a simple transmission's ``<joint name>``), as
-  urdfdom (what ROS itself uses) does;
+  ``<safety_controller k_velocity>``), as urdfdom (what ROS itself uses) does;
 * any value that is not a number, has the wrong count of numbers, or is NaN or infinite
-  (a silently dropped value would change the robot); a zero-length ``<axis>`` on a joint
+  (a silently dropped value would change the robot) — except inside a transmission or a
+  material (below); a zero-length ``<axis>`` on a joint
   that uses its axis; an unknown joint type (the message lists the valid ones);
 * duplicate link, joint or transmission names (the message gives both lines).
 
 Warnings (strings in ``Robot.warnings``, ``file:line: ...``, naming the element and its
 link or joint; the document still loads):
+
+* a problem inside an element the kinematics do not need (TF and driving the joints): a
+  transmission (a reduction that is not a number, a ``<joint>`` without a name) is dropped;
+  a ``<material>`` without a name or a ``<color>`` whose ``rgba`` is not 4 numbers is dropped;
 
 * unsupported elements, skipped: ``<gazebo>``, ``<ros2_control>`` (not a transmission),
   ``<calibration>``, transmissions that are not simple (a type other than

@@ -59,6 +59,21 @@ class ElementReader:
         """Add a warning ``file:line: text``."""
         self.warnings.append(f"{where(self.source, line)}: {text}")
 
+    def tolerate(self, error: InvalidValueError | MissingAttributeError, node: Node, dropped: str) -> None:
+        """Turn ``error``, inside an element the kinematics do not need, into a warning.
+
+        Transmissions and materials are not needed to publish TF or to drive the joints, so a bad
+        value inside one drops that element, not the robot (docs/urdf.md lists which is which).
+
+        Args:
+            error: The error reading the element raised.
+            node: The element.
+            dropped: What is dropped, for the message (e.g. ``"the transmission is dropped"``).
+        """
+        text = str(error)
+        prefix = f"{where(self.source, error.line)}: "
+        self.warn(error.line or node.line, f"{text.removeprefix(prefix).rstrip('.')}; {dropped}")
+
     def repeated(self, node: Node, owner: str) -> None:
         """Warn that a second ``node`` of its kind is ignored."""
         self.warn(node.line, f"{owner}: a second <{node.tag}> is ignored (only the first one counts)")

@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 from . import ir
+from .errors import InvalidValueError, MissingAttributeError
 from .reading import ElementReader, owner_of
 from .xml_safe import Node
 
@@ -15,6 +16,19 @@ class TransmissionReader(ElementReader):
     # -- transmissions -----------------------------------------------------------------
 
     def transmission(self, node: Node) -> ir.Transmission | None:
+        """The simple transmission ``node`` describes, or ``None`` (skipped or dropped, with a warning).
+
+        A bad value inside it (a reduction that is not a number, a joint without a name) drops the
+        transmission with a warning naming file, line and element: TF and the other joints do not
+        need it.
+        """
+        try:
+            return self._read(node)
+        except (InvalidValueError, MissingAttributeError) as error:
+            self.tolerate(error, node, "the transmission is dropped (not needed for TF or to drive the joints)")
+            return None
+
+    def _read(self, node: Node) -> ir.Transmission | None:
         name = node.attrib.get("name") or None
         owner = owner_of("transmission", name)
         kind = node.attrib.get("type")

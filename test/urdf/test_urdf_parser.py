@@ -608,16 +608,49 @@ def test_duplicate_transmission_names_error() -> None:
     assert "duplicate transmission name 't': defined at line 6 and again at line 7" in str(error)
 
 
-def test_non_numeric_reduction_errors_naming_the_element() -> None:
-    with pytest.raises(InvalidValueError) as caught:
-        with_transmission(
-            '<transmission name="t"><type>SimpleTransmission</type><joint name="j"/>'
-            '<actuator name="m"><mechanicalReduction>fast</mechanicalReduction></actuator>'
-            "</transmission>"
-        )
-    message = str(caught.value)
-    assert "t.urdf:6: transmission 't' <mechanicalReduction>fast</mechanicalReduction>" in message
-    assert "'fast' is not a number" in message
+def test_non_numeric_reduction_drops_the_transmission_with_a_warning_naming_the_element() -> None:
+    """A transmission is not needed for TF or to drive the joints: a bad value in it drops it, not the robot."""
+    result = with_transmission(
+        '<transmission name="t"><type>SimpleTransmission</type><joint name="j"/>'
+        '<actuator name="m"><mechanicalReduction>fast</mechanicalReduction></actuator>'
+        "</transmission>"
+    )
+    assert result.transmissions == {}
+    (warning,) = [w for w in result.warnings if "mechanicalReduction" in w]
+    assert warning.startswith("t.urdf:6: transmission 't' <mechanicalReduction>fast</mechanicalReduction>")
+    assert "'fast' is not a number" in warning and warning.endswith(
+        "the transmission is dropped (not needed for TF or to drive the joints)"
+    )
+
+
+def test_a_transmission_joint_without_a_name_drops_the_transmission() -> None:
+    result = with_transmission('<transmission name="t"><type>SimpleTransmission</type><joint/></transmission>')
+    assert result.transmissions == {}
+    assert any("transmission 't'" in w and "the transmission is dropped" in w for w in result.warnings)
+
+
+def test_material_problems_are_warnings_and_drop_only_the_material() -> None:
+    result = parse_string(
+        robot(
+            '<material><color rgba="1 0 0 1"/></material>\n'
+            '<link name="l"><visual><geometry><sphere radius="1"/></geometry>'
+            '<material name="m"><color rgba="1 0 0"/></material></visual></link>'
+        ),
+        source="m.urdf",
+    )
+    assert [link.name for link in result.links] == ["l"] and result.materials == {}
+    assert any(
+        "m.urdf:3: <material>: the required attribute 'name' is missing" in w and "the material is dropped" in w
+        for w in result.warnings
+    )
+    assert any(
+        '<color rgba="1 0 0">: expected 4 numbers, got 3' in w and "the colour is ignored" in w for w in result.warnings
+    )
+
+
+def test_problems_in_what_the_kinematics_need_still_reject_the_file() -> None:
+    with pytest.raises(InvalidValueError):
+        one_joint('<limit lower="a" upper="1" effort="1" velocity="1"/>')
 
 
 def test_ros2_control_is_not_a_transmission() -> None:
@@ -719,10 +752,6 @@ def test_bad_value_error_attributes() -> None:
             '<visual><geometry><mesh filename="m" scale="2"/></geometry></visual>',
             "expected 3 numbers",
         ),
-        (
-            '<visual><material name="m"><color rgba="1 0 0"/></material></visual>',
-            '<color rgba="1 0 0">: expected 4 numbers, got 3',
-        ),
         ('<inertial><mass value="heavy"/></inertial>', '<mass value="heavy">'),
         ('<inertial><inertia ixx="a"/></inertial>', '<inertia ixx="a">'),
         ('<visual><origin xyz="0 0 inf"/></visual>', "link 'l' <visual> <origin xyz=\"0 0 inf\">"),
@@ -793,13 +822,6 @@ def test_unknown_joint_type_lists_the_valid_ones() -> None:
             '<joint name="j" type="fixed"><parent link="a"/><child link="b"/>\n<safety_controller/></joint>',
             "safety_controller",
             "k_velocity",
-            4,
-        ),
-        ("<material/>", "material", "name", 3),
-        (
-            '<transmission name="t"><type>SimpleTransmission</type>\n<joint/></transmission>',
-            "joint",
-            "name",
             4,
         ),
     ],
