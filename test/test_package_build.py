@@ -45,7 +45,10 @@ def test_manifest_names_the_package_and_its_build_type() -> None:
 ROSDEP_KEY_OF_IMPORT = {"google": "python3-protobuf", "zmq": "python3-zmq", "yaml": "python3-yaml"}
 # Optional imports, not exec_depends: imported only where they are used (lazily), with an error saying
 # what to install when they are missing; installed from PyPI (requirements/runtime.txt).
-OPTIONAL_IMPORTS = {"mujoco": "backend: mujoco and the MJCF check; pip install mujoco (docs/nodes/mujoco.md)"}
+OPTIONAL_IMPORTS = {
+    "mujoco": "backend: mujoco and the MJCF check; pip install mujoco (docs/nodes/mujoco.md)",
+    "foxglove": "the view node; pip install foxglove-sdk (docs/view.md)",
+}
 
 
 def test_manifest_declares_every_module_the_package_imports() -> None:
