@@ -12,7 +12,7 @@ import socket
 from collections.abc import Iterator
 
 import pytest
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
 from conftest import TIMEOUT, NodeProcess, Probe
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from helpers.actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy

@@ -18,7 +18,15 @@ from typing import Any
 import numpy as np
 import pytest
 from conftest import TIMEOUT, NodeProcess, Probe
-from description_oracle import TOLERANCE, PinocchioOracle, compose, edges, stamp_ns, transform_matrix, worst_difference
+from helpers.description_oracle import (
+    TOLERANCE,
+    PinocchioOracle,
+    compose,
+    edges,
+    stamp_ns,
+    transform_matrix,
+    worst_difference,
+)
 
 from bb_robot.urdf.builder import load_urdf
 
@@ -527,7 +535,7 @@ def test_parameters_are_declared_with_descriptions(probe: Probe, start_node: Sta
 def _sdformat_link_poses(model: dict[str, Any], values: dict[str, float]) -> dict[str, np.ndarray]:
     """World pose of each link of a libsdformat model at joint values, composed here from the frames
     libsdformat resolved at zero: a joint turns its child about its axis through its frame."""
-    from libsdformat_reference import pose_matrix
+    from helpers.libsdformat_reference import pose_matrix
 
     zero = {link["name"]: pose_matrix(link["world_pose"]) for link in model["links"]}
     poses: dict[str, np.ndarray] = {}
@@ -580,7 +588,7 @@ def test_sdf_world_via_scope_equals_libsdformat_frames(
 
 
 def _models(result: dict[str, Any]) -> list[dict[str, Any]]:
-    from libsdformat_reference import models
+    from helpers.libsdformat_reference import models
 
     return list(models(result))
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from bringup_helpers import REPO_ROOT, Launched, environment, require_launch, up_command
+from helpers.bringup_helpers import REPO_ROOT, Launched, environment, require_launch, up_command
 
 from bb_robot.bringup.demo import demo_points
 from bb_robot.cli.up_inputs import plan_bringup

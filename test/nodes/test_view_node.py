@@ -17,14 +17,14 @@ pytest.importorskip("foxglove", reason="foxglove-sdk is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
 
 from conftest import TIMEOUT, NodeProcess, Probe  # noqa: E402
-from description_oracle import compose, edges  # noqa: E402
-from foxglove_client import FoxgloveTestClient  # noqa: E402
+from helpers.description_oracle import compose, edges  # noqa: E402
+from helpers.foxglove_client import FoxgloveTestClient  # noqa: E402
+from helpers.view_rig import MESH_URI, UR3E, make_mesh_package, view_url  # noqa: E402
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-from view_rig import MESH_URI, UR3E, make_mesh_package, view_url  # noqa: E402
 
 from bb_robot.model.kinematics import ForwardKinematics  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402

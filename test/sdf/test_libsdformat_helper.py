@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from libsdformat_reference import (
+from helpers.libsdformat_reference import (
     CORPUS_DIR,
     CORPUS_RESOURCE_DIRS,
     LIBSDFORMAT_REJECTS,

@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.sdf_corpus import LOADS
-from sdf_transforms import T
+from helpers.sdf_transforms import T
 
 from bb_robot.model.geometry import Box, Cylinder, Mesh, Sphere
 from bb_robot.model.kinematics import ForwardKinematics

@@ -1,4 +1,4 @@
-"""The C++ stand-in for a Gazebo world (``peer/gz_sim_peer.cc``), for the gazebo backend's tests and
+"""The C++ stand-in for a Gazebo world (``test/gz/peer/gz_sim_peer.cc``), for the gazebo backend's tests and
 benchmark: JointPositionController + JointStatePublisher of the seed's UR3e world, over ign-transport 11.
 
 :func:`build_sim_peer` compiles it once (like ``gz_peer``); :func:`ur3e_peer_args` gives the arguments
@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cpp_peer import Peer, PeerUnavailable, build_peer
 
-SIM_PEER_SOURCE = Path(__file__).resolve().parent / "peer" / "gz_sim_peer.cc"
+from helpers.cpp_peer import Peer, PeerUnavailable, build_peer
+
+SIM_PEER_SOURCE = Path(__file__).resolve().parents[1] / "gz" / "peer" / "gz_sim_peer.cc"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
 CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
