@@ -1,4 +1,4 @@
-"""Helpers shared by the Gazebo transport tests (a module of its own: test files do not import conftest)."""
+"""Helpers shared by the Gazebo transport tests (a module of its own: test files never import from conftest)."""
 
 from __future__ import annotations
 

@@ -186,4 +186,3 @@ REJECTS: dict[str, tuple[type[errors.SdfError], tuple[str, ...]]] = {
     ),
     "sdformat/test/sdf/model_without_links.sdf": (errors.FrameError, (":3:", "has no link")),
 }
-

@@ -40,7 +40,7 @@ from bb_robot.bringup.demo import demo_points
 from bb_robot.cli.up_inputs import plan_bringup
 
 if TYPE_CHECKING:
-    from conftest import Probe
+    from helpers.nodes import Probe
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"

@@ -11,13 +11,12 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
 from helpers.description_oracle import (
     TOLERANCE,
     PinocchioOracle,
@@ -27,6 +26,7 @@ from helpers.description_oracle import (
     transform_matrix,
     worst_difference,
 )
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
 
 from bb_robot.urdf.builder import load_urdf
 
@@ -51,8 +51,6 @@ def installed_arm() -> Path:
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATIC = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-
-StartNode = Callable[..., NodeProcess]
 
 
 # ------------------------------------------------------------------------------ helpers

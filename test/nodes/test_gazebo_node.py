@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
 from helpers.cpp_peer import Peer  # noqa: E402
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
 from helpers.sim_peer import (  # noqa: E402
     UR3E_JOINTS,
     UR3E_STATE_TOPIC,
@@ -36,7 +36,6 @@ from std_msgs.msg import Float64MultiArray  # noqa: E402
 SESSION = uuid.uuid4().hex[:8]
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
-StartNode = Callable[..., NodeProcess]
 
 
 @pytest.fixture(scope="module")

@@ -29,7 +29,7 @@ from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
 
 if TYPE_CHECKING:
-    from conftest import Probe
+    from helpers.nodes import Probe
 
 TWO_ARM_WORLD = """<?xml version="1.0"?>
 <sdf version="1.9">
