@@ -10,6 +10,7 @@ import dataclasses
 import math
 
 import pytest
+from helpers.robots import BB_ARM_LINKS
 
 from bb_robot.model.errors import (
     InvalidParameterValue,
@@ -31,20 +32,6 @@ from bb_robot.model.robot import (
     Transmission,
 )
 
-BB_ARM_LINKS = {
-    "base_link",
-    "shoulder_link",
-    "upper_arm_link",
-    "forearm_link",
-    "wrist_1_link",
-    "wrist_2_link",
-    "wrist_3_link",
-    "tool0",
-    "gripper_base",
-    "left_finger",
-    "right_finger",
-    "tcp",
-}
 BB_ARM_JOINTS = {
     "shoulder_pan_joint",
     "shoulder_lift_joint",
@@ -85,7 +72,7 @@ def shared_name_robot() -> Robot:
 
 
 def test_links_and_joints_are_flat_maps_keyed_by_name(bb_arm: Robot) -> None:
-    assert set(bb_arm.links) == BB_ARM_LINKS
+    assert set(bb_arm.links) == set(BB_ARM_LINKS)
     assert set(bb_arm.joints) == BB_ARM_JOINTS
     for name, link in bb_arm.links.items():
         assert link.name == name

@@ -27,6 +27,7 @@ from helpers.description_oracle import (
     worst_difference,
 )
 from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
+from helpers.robots import BB_ARM_CHAIN_LINKS
 
 from bb_robot.urdf.builder import load_urdf
 
@@ -257,14 +258,7 @@ def test_source_list_merges_topics_and_holds_last_values(probe: Probe, start_nod
     ]
     first = s.exchange(arm, [0.1] * 6, topic="arm_states")
     # only joints seen so far: the fingers have not been named yet, and none is invented
-    assert {t.child_frame_id for t in first} == {
-        "shoulder_link",
-        "upper_arm_link",
-        "forearm_link",
-        "wrist_1_link",
-        "wrist_2_link",
-        "wrist_3_link",
-    }
+    assert {t.child_frame_id for t in first} == set(BB_ARM_CHAIN_LINKS[1:])
     second = s.exchange(["left_finger_joint"], [0.01], topic="gripper_states")
     children = {t.child_frame_id: t for t in second}
     # the arm keeps its last values; the mimic finger follows the left one
