@@ -10,7 +10,7 @@ import dataclasses
 import math
 
 import pytest
-from helpers.robots import BB_ARM_LINKS
+from helpers.robots import BB_ARM_LINKS, UR3E_JOINTS
 
 from bb_robot.model.errors import (
     InvalidParameterValue,
@@ -33,12 +33,7 @@ from bb_robot.model.robot import (
 )
 
 BB_ARM_JOINTS = {
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
+    *UR3E_JOINTS,
     "tool0_joint",
     "gripper_mount_joint",
     "left_finger_joint",
@@ -600,15 +595,7 @@ def test_actuator_path_of_unknown_actuator(bb_arm: Robot) -> None:
 
 
 def test_param_subscriptions_cover_movable_joint_limits_and_transmissions(bb_arm: Robot) -> None:
-    movable = [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-        "left_finger_joint",
-    ]
+    movable = [*UR3E_JOINTS, "left_finger_joint"]
     expected = {
         ("joints", joint, "limit", field) for joint in movable for field in ("lower", "upper", "velocity", "effort")
     } | {("transmissions", actuator, field) for actuator in BB_ARM_ACTUATORS for field in ("reduction", "offset")}

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.robots import BB_ARM_CHAIN_LINKS, UR3E_JOINTS
+from helpers.robots import UR3E_JOINTS, UR3E_LINKS
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.errors import (
@@ -97,7 +97,7 @@ def test_bb_arm_to_tcp_merges_the_fixed_tool_gripper_and_tcp_joints(arm: Robot) 
     assert model.actuations == (RZ,) * 6
     assert model.base_link == "base_link"
     assert model.tip_link == "tcp"
-    assert model.link_names == BB_ARM_CHAIN_LINKS
+    assert model.link_names == UR3E_LINKS
     assert model.tip_fixed == ("tool0_joint", "gripper_mount_joint", "tcp_joint")
     assert model.dof == len(model) == 6
     # tool0 (0.08 along z), gripper mount (yaw 90°), tcp (0.10 along z).

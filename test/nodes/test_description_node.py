@@ -27,7 +27,7 @@ from helpers.description_oracle import (
     worst_difference,
 )
 from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
-from helpers.robots import BB_ARM_CHAIN_LINKS
+from helpers.robots import UR3E_JOINTS, UR3E_LINKS
 
 from bb_robot.urdf.builder import load_urdf
 
@@ -156,14 +156,7 @@ def test_late_subscriber_gets_description_and_static_tf(probe: Probe, start_node
     assert probe.spin_until(lambda: bool(s.serial))
     chain = json.loads(s.serial[-1].data)
     assert chain["base_link"] == "base_link" and chain["tip_link"] == "tcp"
-    assert [j["name"] for j in chain["joints"]] == [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ]
+    assert [j["name"] for j in chain["joints"]] == list(UR3E_JOINTS)
     assert all(j["actuation"] == "RZ" for j in chain["joints"])
     assert node.alive()
 
@@ -248,17 +241,10 @@ def test_source_list_merges_topics_and_holds_last_values(probe: Probe, start_nod
         joint_topics=("arm_states", "gripper_states"),
     )
     s.wait_static()
-    arm = [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ]
+    arm = list(UR3E_JOINTS)
     first = s.exchange(arm, [0.1] * 6, topic="arm_states")
     # only joints seen so far: the fingers have not been named yet, and none is invented
-    assert {t.child_frame_id for t in first} == set(BB_ARM_CHAIN_LINKS[1:])
+    assert {t.child_frame_id for t in first} == set(UR3E_LINKS[1:])
     second = s.exchange(["left_finger_joint"], [0.01], topic="gripper_states")
     children = {t.child_frame_id: t for t in second}
     # the arm keeps its last values; the mimic finger follows the left one
