@@ -162,12 +162,12 @@ def format_ratio(numerator: float | None, denominator: float | None) -> str:
 
 
 # ------------------------------------------------------------------------------ robot files
-# One place finds them for tests and benchmarks (test/robot_files.py, on sys.path above);
+# One place finds them for tests and benchmarks (test/helpers/robot_files.py, test/ on sys.path above);
 # the benchmark scripts use them as _common.CORPUS_DIR, _common.robot_label, ...
-from robot_files import CORPUS_DIR as CORPUS_DIR  # noqa: E402
-from robot_files import corpus_urdfs as corpus_urdfs  # noqa: E402
-from robot_files import example_robot_data_urdfs as example_robot_data_urdfs  # noqa: E402
-from robot_files import robot_label as robot_label  # noqa: E402
+from helpers.robot_files import CORPUS_DIR as CORPUS_DIR  # noqa: E402
+from helpers.robot_files import corpus_urdfs as corpus_urdfs  # noqa: E402
+from helpers.robot_files import example_robot_data_urdfs as example_robot_data_urdfs  # noqa: E402
+from helpers.robot_files import robot_label as robot_label  # noqa: E402
 
 
 # ------------------------------------------------------------------------------ the machine

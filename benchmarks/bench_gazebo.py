@@ -50,9 +50,8 @@ import numpy as np
 
 REPO_ROOT = _common.REPO_ROOT
 SECTION = "bench_gazebo"
-sys.path.insert(0, str(REPO_ROOT / "test" / "gz"))
-from cpp_peer import Peer  # noqa: E402
-from sim_peer import (  # noqa: E402
+from helpers.cpp_peer import Peer  # noqa: E402
+from helpers.sim_peer import (  # noqa: E402
     UR3E_JOINTS,
     UR3E_WORLD,
     build_sim_peer,

@@ -45,12 +45,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common  # noqa: E402  (puts the repository root and test/ on sys.path)
-
-sys.path.insert(0, str(_common.REPO_ROOT / "test" / "sdf"))
-
-import libsdformat_reference as reference  # noqa: E402
 import numpy as np  # noqa: E402
-from pinocchio_configuration import pin_configuration  # noqa: E402
+from helpers import libsdformat_reference as reference  # noqa: E402
+from helpers.pinocchio_configuration import pin_configuration  # noqa: E402
 
 from bb_robot.model.errors import OffAxisJointError, SerialChainError  # noqa: E402
 from bb_robot.model.serial import SerialManipulator  # noqa: E402

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common  # noqa: E402  (puts the repository root and test/ on sys.path)
 import numpy as np  # noqa: E402
-from pinocchio_configuration import pin_configuration  # noqa: E402
+from helpers.pinocchio_configuration import pin_configuration  # noqa: E402
 
 from bb_robot.model.serial import SerialManipulator  # noqa: E402
 

@@ -41,8 +41,7 @@ BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 SECTION = "bench_view"
 CLIENTS = 3
 
-sys.path.insert(0, str(REPO_ROOT / "test" / "nodes"))
-from foxglove_client import FoxgloveTestClient  # noqa: E402
+from helpers.foxglove_client import FoxgloveTestClient  # noqa: E402
 
 
 @dataclass

@@ -9,24 +9,20 @@ accepted reasons and their counts.
 
 ``corpus_dir`` is the shared corpus of robot descriptions, ``corpus_resource_paths`` its SDF include
 directories, and ``libsdformat`` libsdformat 12 as a reference (the C++ helper of
-``sdf/libsdformat/``, through ``sdf/libsdformat_reference.py``); they live here so that tests
+``sdf/libsdformat/``, through ``helpers/libsdformat_reference.py``); they live here so that tests
 outside ``test/sdf`` (the command line's) can use them too.
 """
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.libsdformat_reference import CORPUS_RESOURCE_DIRS, HelperUnavailable, Libsdformat
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # CI and the developers' machines lay the shared corpus of robot descriptions beside the clone.
 CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
-
-# The libsdformat reference helpers live with the SDF tests; benchmarks/bench_sdf.py imports them the same way.
-sys.path.insert(0, str(REPO_ROOT / "test" / "sdf"))
-from libsdformat_reference import CORPUS_RESOURCE_DIRS, HelperUnavailable, Libsdformat  # noqa: E402
 
 
 @pytest.fixture(scope="session")

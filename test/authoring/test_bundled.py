@@ -19,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import BB_ARM_LINKS
 
 from bb_robot.authoring import bundled
 from bb_robot.model.kinematics import ForwardKinematics
@@ -31,20 +32,7 @@ MODELS = REPO_ROOT / "models"
 
 # ------------------------------------------------------------------------------ the old arm's facts
 # Copied from the hand-written models/bb_arm.urdf this generator replaced (`git show f1132a9:models/bb_arm.urdf`).
-OLD_LINKS = (
-    "base_link",
-    "shoulder_link",
-    "upper_arm_link",
-    "forearm_link",
-    "wrist_1_link",
-    "wrist_2_link",
-    "wrist_3_link",
-    "tool0",
-    "gripper_base",
-    "left_finger",
-    "right_finger",
-    "tcp",
-)
+OLD_LINKS = BB_ARM_LINKS
 # name: (type, parent, child, xyz, rpy, axis, (lower, upper, effort, velocity), (damping, friction))
 OLD_JOINTS = {
     "shoulder_pan_joint": (

@@ -17,8 +17,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from helpers.robot_files import CORPUS_DIR, urdf_params
 from helpers.sdf_corpus import REJECTS
-from robot_files import CORPUS_DIR, urdf_params
 
 from bb_robot.authoring import AuthoringError, Robot
 from bb_robot.authoring.importer import (

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import CliResult, RunCli
+from helpers.cli_helpers import CliResult, RunCli
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

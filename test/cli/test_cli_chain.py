@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli_helpers import CliResult, RunCli, resource_args
+from helpers.cli_helpers import CliResult, RunCli, resource_args
 
 CHAIN_KEYS = {"base", "tip", "joints", "source_scope"}
 JOINT_KEYS = {"name", "type", "lower", "upper", "velocity", "effort"}

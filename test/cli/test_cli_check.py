@@ -11,8 +11,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from cli_helpers import RunCli, resource_args
-from robot_files import CORPUS_DIR, corpus_urdfs, robot_label
+from helpers.cli_helpers import RunCli, resource_args
+from helpers.robot_files import CORPUS_DIR, corpus_urdfs, robot_label
 
 CHECK_KEYS = {"ok", "format", "robot", "warnings", "errors"}
 ERROR_KEYS = {"message", "line", "element"}

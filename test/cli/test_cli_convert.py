@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cli_helpers import CliResult, RunCli, resource_args
+from helpers.cli_helpers import CliResult, RunCli, resource_args
 
 SDF_FILES = [
     ("sas_robot_driver_gazebo/sdf/ur3e.sdf", False),

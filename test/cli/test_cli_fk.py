@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from cli_helpers import CliResult, RunCli, resource_args
-from libsdformat_reference import (
+from helpers.cli_helpers import CliResult, RunCli, resource_args
+from helpers.libsdformat_reference import (
     SPEC_VERSION,
     Libsdformat,
     declared_version,
@@ -32,7 +32,7 @@ from libsdformat_reference import (
     pose_matrix,
     relabelled_copy,
 )
-from robot_files import corpus_urdfs, robot_label
+from helpers.robot_files import corpus_urdfs, robot_label
 
 TOLERANCE = 1e-9
 MOVABLE = ("revolute", "continuous", "prismatic")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cli_helpers import RunCli
+from helpers.cli_helpers import RunCli
 
 ROBOT = (
     '<robot name="arm"><link name="a"/><link name="b"/>'

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from cli_helpers import RunCli, resource_args
+from helpers.cli_helpers import RunCli, resource_args
 
 from bb_robot.cli import default_tip, format_tree, main
 from bb_robot.model.kinematics import ForwardKinematics

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from cli_helpers import RunCli, resource_args
+from helpers.cli_helpers import RunCli, resource_args
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="graphviz's dot is not installed (scripts/setup)")

@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from cli_helpers import RunCli, resource_args
+from helpers.cli_helpers import RunCli, resource_args
 
 COMMANDS = ("show", "check", "tree", "convert", "chain", "fk")
 # The arguments each command needs besides FILE.

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.description.core import JointStateTf, prepare, static_transforms
 from bb_robot.description.sources import LoadedModel, RootPlacement, load_description_text, load_model
@@ -16,7 +17,7 @@ from bb_robot.errors import BbRobotError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS = [str(REPO_ROOT / "models")]
-ARM = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+ARM = list(UR3E_JOINTS)
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
+from helpers.actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
 
 from bb_robot.driver.actuator_topics import (
     TOPIC_NAME_MAX_LENGTH,

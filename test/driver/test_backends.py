@@ -49,7 +49,7 @@ def test_sim_declares_its_parameters() -> None:
 def test_options_fall_back_to_the_parameter_defaults_and_say_what_is_wrong() -> None:
     import logging
 
-    from driver_rig import JOINTS, arm_limits, arm_robot
+    from helpers.driver_rig import JOINTS, arm_limits, arm_robot
 
     from bb_robot.driver.backends.base import BackendContext
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
-from driver_rig import JOINTS, arm_limits
+from helpers.driver_rig import JOINTS, arm_limits
 
 from bb_robot.driver.commands import CommandMode, CommandValidator, describe_clamped
 from bb_robot.driver.errors import CommandRejected

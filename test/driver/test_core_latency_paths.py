@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from driver_rig import JOINTS, PERIOD_NS, arm_limits, arm_robot, make_rig
+from helpers.driver_rig import JOINTS, PERIOD_NS, arm_limits, arm_robot, make_rig
 
 from bb_robot.driver.backends.base import BackendCommand, BackendContext, JointSample
 from bb_robot.driver.backends.sim import SimBackend

@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 import pytest
-from driver_rig import JOINTS, PERIOD_NS, Clock, arm_limits, arm_robot, make_rig
+from helpers.driver_rig import JOINTS, PERIOD_NS, Clock, arm_limits, arm_robot, make_rig
 
 from bb_robot.driver.arming import ArmState
 from bb_robot.driver.backends.base import Backend, BackendCommand, BackendContext, Capabilities, Health, JointSample

@@ -7,7 +7,7 @@ from __future__ import annotations
 import logging
 
 import numpy as np
-from driver_rig import JOINTS, PERIOD_NS, Clock, arm_limits, arm_robot
+from helpers.driver_rig import JOINTS, PERIOD_NS, Clock, arm_limits, arm_robot
 
 from bb_robot.driver.backends.base import BackendContext, JointSample
 from bb_robot.driver.backends.sim import SimBackend

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 import numpy as np
 import pytest
-from driver_rig import JOINTS, PERIOD_NS, Rig, arm_limits, arm_robot, make_rig
+from helpers.driver_rig import JOINTS, PERIOD_NS, Rig, arm_limits, arm_robot, make_rig
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import JointSample

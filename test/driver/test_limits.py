@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from driver_rig import JOINTS, arm_robot
+from helpers.driver_rig import JOINTS, arm_robot
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.errors import LimitsFileError

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("mujoco")
 
-from mujoco_rig import make_rig  # noqa: E402
+from helpers.mujoco_rig import make_rig  # noqa: E402
 
 from bb_robot.authoring import Dynamics, Inertial, Joint, Limit, Link, Origin, Robot  # noqa: E402
 from bb_robot.driver.commands import CommandMode  # noqa: E402

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from driver_rig import arm_robot
+from helpers.driver_rig import arm_robot
 
 from bb_robot.driver.model import ModelError, driven_joints, mimic_joints, mimic_sources
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, is_declared, spec

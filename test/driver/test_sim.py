@@ -6,7 +6,7 @@ import logging
 
 import numpy as np
 import pytest
-from driver_rig import ACCELERATION, JOINTS, PERIOD_NS, arm_limits, arm_robot, make_rig
+from helpers.driver_rig import ACCELERATION, JOINTS, PERIOD_NS, arm_limits, arm_robot, make_rig
 
 from bb_robot.driver.backends.base import BackendCommand, BackendContext
 from bb_robot.driver.backends.sim import SimBackend

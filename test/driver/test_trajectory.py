@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from driver_rig import JOINTS, arm_limits
+from helpers.driver_rig import JOINTS, arm_limits
 
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, OLD_HEADER_TIMESTAMP, TrajectoryRejected
 from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint, build_trajectory, evaluate_all

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
 from hypothesis import HealthCheck, settings
 
 _SLOW_INPUT = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]

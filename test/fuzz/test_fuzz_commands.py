@@ -8,10 +8,10 @@ finite and within the joint limits; nothing else gets through.
 from __future__ import annotations
 
 import numpy as np
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
+from helpers.xml_mutations import MODELS_DIR
 from hypothesis import given
 from hypothesis import strategies as st
-from xml_mutations import MODELS_DIR
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.commands import CommandMode, CommandValidator, JointCommand

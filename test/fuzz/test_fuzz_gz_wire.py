@@ -11,7 +11,7 @@ from __future__ import annotations
 import socket
 
 import pytest
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
 from hypothesis import given
 from hypothesis import strategies as st
 

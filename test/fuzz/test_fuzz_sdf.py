@@ -8,9 +8,9 @@ Allowed outcomes: a loaded model, or a documented error with a message:
 
 from __future__ import annotations
 
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
+from helpers.xml_mutations import CORPUS_DIR, mutated, seed_files
 from hypothesis import given
-from xml_mutations import CORPUS_DIR, mutated, seed_files
 
 from bb_robot.model.errors import InvalidRobot, SerialChainError
 from bb_robot.sdf import SdfError, load_from_model, read_string

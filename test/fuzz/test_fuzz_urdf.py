@@ -8,9 +8,9 @@ the builder's :class:`~bb_robot.model.errors.InvalidRobot`.
 from __future__ import annotations
 
 import numpy as np
-from fuzz_outcomes import OUTCOMES
+from helpers.fuzz_outcomes import OUTCOMES
+from helpers.xml_mutations import mutated, seed_files
 from hypothesis import given
-from xml_mutations import mutated, seed_files
 
 from bb_robot.model.errors import InvalidRobot
 from bb_robot.model.kinematics import ForwardKinematics

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from cpp_peer import Peer, PeerUnavailable, build_peer
-from gz_helpers import LOOPBACK, PeerFactory, TransportFactory
+from helpers.cpp_peer import Peer, PeerUnavailable, build_peer
+from helpers.gz_helpers import LOOPBACK, PeerFactory, TransportFactory
 
 from bb_robot.gz.builtin import BuiltinTransport
 from bb_robot.gz.messages import GzMessages, GzMessagesUnavailable, load_messages

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
-from sim_peer import (
+from helpers.gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
+from helpers.sim_peer import (
     UR3E_STATE_TOPIC,
     UR3E_WORLD,
     WorldPeers,

@@ -9,7 +9,7 @@ import time
 from typing import Any
 
 import pytest
-from gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
+from helpers.gz_helpers import LOOPBACK, Inbox, TransportFactory, wait_until
 
 from bb_robot.gz import wire
 from bb_robot.gz.api import MessageInfo, create_transport

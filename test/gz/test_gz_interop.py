@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 
 import pytest
-from cpp_peer import TOPIC_TOOL, ign_env
-from gz_helpers import Inbox, PeerFactory, TransportFactory, wait_until
+from helpers.cpp_peer import TOPIC_TOOL, ign_env
+from helpers.gz_helpers import Inbox, PeerFactory, TransportFactory, wait_until
 
 from bb_robot.gz.messages import GzMessages
 

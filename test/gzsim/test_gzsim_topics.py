@@ -26,6 +26,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.gzsim.names import absolute_topic, as_valid_topic, scoped_topic
 from bb_robot.gzsim.topics import (
@@ -39,15 +40,6 @@ from bb_robot.gzsim.topics import (
     with_overrides,
 )
 from bb_robot.sdf import load_from_file
-
-UR3E_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
 
 
 def _topics(path: Path, scope: str = "", **options: object) -> GazeboTopics:

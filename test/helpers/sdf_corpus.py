@@ -8,15 +8,8 @@ tests use the lists to know which files to expect a model from.
 from __future__ import annotations
 
 from bb_robot.sdf import errors
+from helpers.robots import UR3E_JOINTS
 
-UR3E_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
 IIWA_JOINTS = tuple(f"joint{i}" for i in range(1, 8))
 
 # file -> (selected scope, independent joints) for the files that load without a scope
@@ -186,4 +179,3 @@ REJECTS: dict[str, tuple[type[errors.SdfError], tuple[str, ...]]] = {
     ),
     "sdformat/test/sdf/model_without_links.sdf": (errors.FrameError, (":3:", "has no link")),
 }
-

@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from robot_files import CORPUS_DIR, corpus_urdfs, example_robot_data_urdfs, robot_label
+from helpers.robot_files import CORPUS_DIR, corpus_urdfs, example_robot_data_urdfs, robot_label
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.kinematics import ForwardKinematics

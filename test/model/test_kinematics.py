@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.model.errors import InvalidJointValue, InvalidRobot, UnknownJoint
 from bb_robot.model.geometry import Origin
@@ -378,15 +379,7 @@ def test_compute_rows_follow_link_names_and_poses_is_keyed_by_link(bb_arm: Robot
 
 
 def test_joint_names_are_independent_single_dof_joints_in_traversal_order(bb_arm: Robot) -> None:
-    assert ForwardKinematics(bb_arm).joint_names == (
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-        "left_finger_joint",
-    )
+    assert ForwardKinematics(bb_arm).joint_names == (*UR3E_JOINTS, "left_finger_joint")
 
 
 def test_compute_accepts_lists_and_does_not_change_its_input() -> None:

@@ -21,8 +21,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pinocchio_configuration import pin_configuration
-from robot_files import CORPUS_DIR, example_robot_data_urdfs, robot_label
+from helpers.pinocchio_configuration import pin_configuration
+from helpers.robot_files import CORPUS_DIR, example_robot_data_urdfs, robot_label
 
 import bb_robot.model.unrolled
 from bb_robot.model.batch import apply_step, empty_frames, make_step

@@ -10,6 +10,7 @@ import dataclasses
 import math
 
 import pytest
+from helpers.robots import BB_ARM_LINKS, UR3E_JOINTS
 
 from bb_robot.model.errors import (
     InvalidParameterValue,
@@ -31,27 +32,8 @@ from bb_robot.model.robot import (
     Transmission,
 )
 
-BB_ARM_LINKS = {
-    "base_link",
-    "shoulder_link",
-    "upper_arm_link",
-    "forearm_link",
-    "wrist_1_link",
-    "wrist_2_link",
-    "wrist_3_link",
-    "tool0",
-    "gripper_base",
-    "left_finger",
-    "right_finger",
-    "tcp",
-}
 BB_ARM_JOINTS = {
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
+    *UR3E_JOINTS,
     "tool0_joint",
     "gripper_mount_joint",
     "left_finger_joint",
@@ -85,7 +67,7 @@ def shared_name_robot() -> Robot:
 
 
 def test_links_and_joints_are_flat_maps_keyed_by_name(bb_arm: Robot) -> None:
-    assert set(bb_arm.links) == BB_ARM_LINKS
+    assert set(bb_arm.links) == set(BB_ARM_LINKS)
     assert set(bb_arm.joints) == BB_ARM_JOINTS
     for name, link in bb_arm.links.items():
         assert link.name == name
@@ -613,15 +595,7 @@ def test_actuator_path_of_unknown_actuator(bb_arm: Robot) -> None:
 
 
 def test_param_subscriptions_cover_movable_joint_limits_and_transmissions(bb_arm: Robot) -> None:
-    movable = [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-        "left_finger_joint",
-    ]
+    movable = [*UR3E_JOINTS, "left_finger_joint"]
     expected = {
         ("joints", joint, "limit", field) for joint in movable for field in ("lower", "upper", "velocity", "effort")
     } | {("transmissions", actuator, field) for actuator in BB_ARM_ACTUATORS for field in ("reduction", "offset")}

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import UR3E_JOINTS, UR3E_LINKS
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.errors import (
@@ -36,14 +37,7 @@ from bb_robot.model.transforms import origin_to_matrix
 from bb_robot.urdf.builder import load_urdf
 
 BB_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
-ARM_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
+ARM_JOINTS = UR3E_JOINTS
 Z = (0.0, 0.0, 1.0)
 TOL = 1e-9
 
@@ -103,15 +97,7 @@ def test_bb_arm_to_tcp_merges_the_fixed_tool_gripper_and_tcp_joints(arm: Robot) 
     assert model.actuations == (RZ,) * 6
     assert model.base_link == "base_link"
     assert model.tip_link == "tcp"
-    assert model.link_names == (
-        "base_link",
-        "shoulder_link",
-        "upper_arm_link",
-        "forearm_link",
-        "wrist_1_link",
-        "wrist_2_link",
-        "wrist_3_link",
-    )
+    assert model.link_names == UR3E_LINKS
     assert model.tip_fixed == ("tool0_joint", "gripper_mount_joint", "tcp_joint")
     assert model.dof == len(model) == 6
     # tool0 (0.08 along z), gripper mount (yaw 90°), tcp (0.10 along z).

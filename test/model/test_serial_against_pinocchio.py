@@ -29,7 +29,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from pinocchio_configuration import pin_configuration
+from helpers.pinocchio_configuration import pin_configuration
 
 from bb_robot.model.geometry import Origin
 from bb_robot.model.serial import SerialManipulator

@@ -17,9 +17,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
-from conftest import TIMEOUT, NodeProcess, Probe
 from diagnostic_msgs.msg import DiagnosticArray, DiagnosticStatus
+from helpers.actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
 from lifecycle_msgs.msg import Transition
 from lifecycle_msgs.srv import ChangeState
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -37,7 +37,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-StartNode = Callable[..., NodeProcess]
 
 
 def driver_parameters(model: Path, **actuators: Any) -> dict[str, Any]:

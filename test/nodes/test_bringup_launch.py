@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from bringup_helpers import (
+from helpers.bringup_helpers import (
     Launched,
     environment,
     lifecycle_state,
@@ -40,7 +40,7 @@ from bb_robot.bringup.demo import demo_points
 from bb_robot.cli.up_inputs import plan_bringup
 
 if TYPE_CHECKING:
-    from conftest import Probe
+    from helpers.nodes import Probe
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"
@@ -177,9 +177,8 @@ def test_actuators_config_with_the_example_servo_bridge(launched: Callable[..., 
 def test_gazebo_world_config_against_the_cpp_peer(launched: Callable[..., Launched]) -> None:
     if not UR3E_WORLD.is_file():
         pytest.skip(f"no corpus world at {UR3E_WORLD}")
-    sys.path.insert(0, str(REPO_ROOT / "test" / "gz"))
-    from cpp_peer import PeerUnavailable
-    from sim_peer import build_sim_peer, start_sim_peer, ur3e_peer_args
+    from helpers.cpp_peer import PeerUnavailable
+    from helpers.sim_peer import build_sim_peer, start_sim_peer, ur3e_peer_args
 
     try:
         binary = build_sim_peer()

@@ -11,14 +11,23 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
-from description_oracle import TOLERANCE, PinocchioOracle, compose, edges, stamp_ns, transform_matrix, worst_difference
+from helpers.description_oracle import (
+    TOLERANCE,
+    PinocchioOracle,
+    compose,
+    edges,
+    stamp_ns,
+    transform_matrix,
+    worst_difference,
+)
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
+from helpers.robots import UR3E_JOINTS, UR3E_LINKS
 
 from bb_robot.urdf.builder import load_urdf
 
@@ -43,8 +52,6 @@ def installed_arm() -> Path:
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STATIC = QoSProfile(depth=10, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
-
-StartNode = Callable[..., NodeProcess]
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -149,14 +156,7 @@ def test_late_subscriber_gets_description_and_static_tf(probe: Probe, start_node
     assert probe.spin_until(lambda: bool(s.serial))
     chain = json.loads(s.serial[-1].data)
     assert chain["base_link"] == "base_link" and chain["tip_link"] == "tcp"
-    assert [j["name"] for j in chain["joints"]] == [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ]
+    assert [j["name"] for j in chain["joints"]] == list(UR3E_JOINTS)
     assert all(j["actuation"] == "RZ" for j in chain["joints"])
     assert node.alive()
 
@@ -241,24 +241,10 @@ def test_source_list_merges_topics_and_holds_last_values(probe: Probe, start_nod
         joint_topics=("arm_states", "gripper_states"),
     )
     s.wait_static()
-    arm = [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ]
+    arm = list(UR3E_JOINTS)
     first = s.exchange(arm, [0.1] * 6, topic="arm_states")
     # only joints seen so far: the fingers have not been named yet, and none is invented
-    assert {t.child_frame_id for t in first} == {
-        "shoulder_link",
-        "upper_arm_link",
-        "forearm_link",
-        "wrist_1_link",
-        "wrist_2_link",
-        "wrist_3_link",
-    }
+    assert {t.child_frame_id for t in first} == set(UR3E_LINKS[1:])
     second = s.exchange(["left_finger_joint"], [0.01], topic="gripper_states")
     children = {t.child_frame_id: t for t in second}
     # the arm keeps its last values; the mimic finger follows the left one
@@ -527,7 +513,7 @@ def test_parameters_are_declared_with_descriptions(probe: Probe, start_node: Sta
 def _sdformat_link_poses(model: dict[str, Any], values: dict[str, float]) -> dict[str, np.ndarray]:
     """World pose of each link of a libsdformat model at joint values, composed here from the frames
     libsdformat resolved at zero: a joint turns its child about its axis through its frame."""
-    from libsdformat_reference import pose_matrix
+    from helpers.libsdformat_reference import pose_matrix
 
     zero = {link["name"]: pose_matrix(link["world_pose"]) for link in model["links"]}
     poses: dict[str, np.ndarray] = {}
@@ -580,7 +566,7 @@ def test_sdf_world_via_scope_equals_libsdformat_frames(
 
 
 def _models(result: dict[str, Any]) -> list[dict[str, Any]]:
-    from libsdformat_reference import models
+    from helpers.libsdformat_reference import models
 
     return list(models(result))
 

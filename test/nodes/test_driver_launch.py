@@ -15,7 +15,15 @@ from typing import Any
 
 import pytest
 import yaml
-from launch_checks import CONFIG_DIR, REPO_ROOT, LaunchFacts, console_scripts, flatten, launch_node, package_name
+from helpers.launch_checks import (
+    CONFIG_DIR,
+    REPO_ROOT,
+    LaunchFacts,
+    console_scripts,
+    flatten,
+    launch_node,
+    package_name,
+)
 
 from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, is_declared

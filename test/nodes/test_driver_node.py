@@ -18,7 +18,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
 
 from bb_robot.driver.limits import from_robot
 from bb_robot.driver.model import driven_joints, mimic_joints
@@ -59,7 +59,6 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
 SAS = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
 ACCELERATION = 4.0
-StartNode = Callable[..., NodeProcess]
 
 
 def parameters(**overrides: Any) -> dict[str, Any]:

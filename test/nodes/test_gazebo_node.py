@@ -9,7 +9,6 @@ this session's own.
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -17,14 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "gz"))
-from cpp_peer import Peer  # noqa: E402
-from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
-from rosgraph_msgs.msg import Clock  # noqa: E402
-from sensor_msgs.msg import JointState  # noqa: E402
-from sim_peer import (  # noqa: E402
+from helpers.cpp_peer import Peer  # noqa: E402
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
+from helpers.sim_peer import (  # noqa: E402
     UR3E_JOINTS,
     UR3E_STATE_TOPIC,
     WorldPeers,
@@ -34,12 +28,14 @@ from sim_peer import (  # noqa: E402
     ur3e_peer_args,
     world_peers,
 )
+from rclpy.qos import QoSProfile, ReliabilityPolicy  # noqa: E402
+from rosgraph_msgs.msg import Clock  # noqa: E402
+from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import Float64MultiArray  # noqa: E402
 
 SESSION = uuid.uuid4().hex[:8]
 VOLATILE = QoSProfile(depth=100, reliability=ReliabilityPolicy.RELIABLE)
 BEST_EFFORT = QoSProfile(depth=10, reliability=ReliabilityPolicy.BEST_EFFORT)
-StartNode = Callable[..., NodeProcess]
 
 
 @pytest.fixture(scope="module")

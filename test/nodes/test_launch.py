@@ -16,7 +16,15 @@ from typing import Any
 
 import pytest
 import yaml
-from launch_checks import CONFIG_DIR, REPO_ROOT, LaunchFacts, console_scripts, flatten, launch_node, package_name
+from helpers.launch_checks import (
+    CONFIG_DIR,
+    REPO_ROOT,
+    LaunchFacts,
+    console_scripts,
+    flatten,
+    launch_node,
+    package_name,
+)
 
 from bb_robot.description.parameters import PARAMETER_NAMES
 

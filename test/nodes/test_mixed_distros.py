@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import TIMEOUT, NodeProcess
+from helpers.nodes import TIMEOUT, NodeProcess
 from helpers.ros_distro import venv_environment, venv_python
 
 REPO_ROOT = Path(__file__).resolve().parents[2]

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from conftest import TIMEOUT, NodeProcess, Probe
+from helpers.nodes import TIMEOUT, NodeProcess, Probe
 
 from bb_robot.driver.model import driven_joints
 from bb_robot.urdf.builder import load_urdf

@@ -22,14 +22,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from bringup_helpers import REPO_ROOT, Launched, environment, require_launch, up_command
+from helpers.bringup_helpers import REPO_ROOT, Launched, environment, require_launch, up_command
 
 from bb_robot.bringup.demo import demo_points
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
 
 if TYPE_CHECKING:
-    from conftest import Probe
+    from helpers.nodes import Probe
 
 TWO_ARM_WORLD = """<?xml version="1.0"?>
 <sdf version="1.9">

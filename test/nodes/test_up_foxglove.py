@@ -16,9 +16,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-from bringup_helpers import Launched, require_launch, up_command
-from description_oracle import compose, edges
-from foxglove_client import FoxgloveTestClient
+from helpers.bringup_helpers import Launched, require_launch, up_command
+from helpers.description_oracle import compose, edges
+from helpers.foxglove_client import FoxgloveTestClient
 
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics

@@ -6,7 +6,6 @@ serves and records."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +15,22 @@ import pytest
 pytest.importorskip("foxglove", reason="foxglove-sdk is not installed")
 pytest.importorskip("websockets", reason="websockets is not installed")
 
-from conftest import TIMEOUT, NodeProcess, Probe  # noqa: E402
-from description_oracle import compose, edges  # noqa: E402
-from foxglove_client import FoxgloveTestClient  # noqa: E402
+from helpers.description_oracle import compose, edges  # noqa: E402
+from helpers.foxglove_client import FoxgloveTestClient  # noqa: E402
+from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode  # noqa: E402
+from helpers.robots import UR3E_JOINTS  # noqa: E402
+from helpers.view_rig import MESH_URI, UR3E, make_mesh_package, view_url  # noqa: E402
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from rclpy.serialization import deserialize_message  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
 from std_msgs.msg import String  # noqa: E402
 from tf2_msgs.msg import TFMessage  # noqa: E402
-from view_rig import MESH_URI, UR3E, make_mesh_package, view_url  # noqa: E402
 
 from bb_robot.model.kinematics import ForwardKinematics  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
 
 pytestmark = pytest.mark.timeout(240)
-StartNode = Callable[..., NodeProcess]
-JOINTS = ["shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint"]
+JOINTS = list(UR3E_JOINTS)
 TARGET = [0.4, -1.2, 0.9, -0.5, 0.6, 0.3]
 VOLATILE = QoSProfile(
     depth=100,

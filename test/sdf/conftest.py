@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from libsdformat_reference import (
+from helpers.libsdformat_reference import (
     SPEC_VERSION,
     Libsdformat,
     declared_version,

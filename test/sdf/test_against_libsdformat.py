@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from libsdformat_reference import (
+from helpers.libsdformat_reference import (
     CORPUS_DIR,
     LIBSDFORMAT_REJECTS,
     corpus_sdfs,

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from libsdformat_reference import CORPUS_DIR, LIBSDFORMAT_HANGS, corpus_sdfs, pose_matrix
+from helpers.libsdformat_reference import CORPUS_DIR, LIBSDFORMAT_HANGS, corpus_sdfs, pose_matrix
 
 from bb_robot.sdf import FrameGraph, SdfError, read_document, resolve
 from bb_robot.sdf.frames import join

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from libsdformat_reference import (
+from helpers.libsdformat_reference import (
     CORPUS_DIR,
     CORPUS_RESOURCE_DIRS,
     LIBSDFORMAT_REJECTS,
@@ -36,6 +36,7 @@ from libsdformat_reference import (
     relabel_text,
     relabelled_copy,
 )
+from helpers.robots import UR3E_JOINTS
 
 LoadAs19 = Callable[..., dict[str, Any]]
 
@@ -293,14 +294,7 @@ def test_ur3e_world_three_levels_of_includes(libsdformat: Libsdformat, corpus_re
         "frame_xd",
     ]
     arm = entities(result)["model", "ur3e::ur3e_position_controller::ur3e"]
-    assert [joint["name"] for joint in arm["joints"]] == [
-        "shoulder_pan_joint",
-        "shoulder_lift_joint",
-        "elbow_joint",
-        "wrist_1_joint",
-        "wrist_2_joint",
-        "wrist_3_joint",
-    ]
+    assert [joint["name"] for joint in arm["joints"]] == list(UR3E_JOINTS)
     assert arm["canonical_link"] == "base_link"
     assert entities(result)["joint", "ur3e::base_joint"]["parent_link"] == "world"
 

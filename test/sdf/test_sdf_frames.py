@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sdf_transforms import T
+from helpers.sdf_transforms import T
 
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.transforms import matrix_to_rpy

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sdf_transforms import T
+from helpers.sdf_transforms import T
 
 from bb_robot.sdf import IncludeError, SdfStructureError, read_document, resolve
 from bb_robot.sdf.errors import FrameError

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import UR3E_LINKS
 
 from bb_robot.model.errors import NotSerialError, OffAxisJointError
 from bb_robot.sdf import (
@@ -140,15 +141,7 @@ def test_result_fields_and_the_serial_model(corpus_dir: Path, corpus_resource_pa
     assert serial.joint_names == result.joint_names
     assert serial.base_link == result.canonical_link == "base_link"
     np.testing.assert_allclose(serial.base_pose, result.base_pose)
-    assert result.link_names == (
-        "base_link",
-        "shoulder_link",
-        "upper_arm_link",
-        "forearm_link",
-        "wrist_1_link",
-        "wrist_2_link",
-        "wrist_3_link",
-    )
+    assert result.link_names == UR3E_LINKS
     assert result.scoped_names["elbow_joint"] == "right_arm::elbow_joint"
     # the serial model's end effector is where the SDF frames put the tip link, in the world
     view = result.frames.model("right_arm")

@@ -7,7 +7,7 @@ random ones:
 
 - every chain link frame and the end effector (the default tip, and a ``<frame>`` given as tip)
   equal the world poses computed straight from the SDF's resolved frames
-  (``test_sdf_convert.sdf_link_poses``: each joint rotates its child subtree about its
+  (``helpers.sdf_cases.sdf_link_poses``: each joint rotates its child subtree about its
   world-resolved axis through its joint frame's origin, composed in order; a ``<frame>`` moves
   with the body it is attached to) — never through bb_robot's forward kinematics — to 1e-9;
 - each joint frame's +z is the SDF joint axis in the world, and the SDF joint frame's origin lies
@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from test_sdf_to_urdf import relative, sdf_poses
+from helpers.sdf_cases import relative, sdf_poses
 
 from bb_robot.model.serial import RZ, SerialManipulator
 from bb_robot.sdf.frames import WORLD

@@ -21,19 +21,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.model.errors import OffAxisJointError
 from bb_robot.sdf import IncludeError, ScopeError
 from bb_robot.sdf.loader import load_from_file
-
-UR3E_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
 
 
 @pytest.fixture

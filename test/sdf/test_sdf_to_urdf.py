@@ -1,12 +1,12 @@
 """SDF → URDF export (``SdfLoadResult.to_urdf``, :func:`bb_robot.sdf.sdf_to_urdf`).
 
-Round trip on every corpus SDF model that loads (the cases of ``test_sdf_convert.py``, with and
+Round trip on every corpus SDF model that loads (``helpers.sdf_cases.CASES``, with and
 without a scope): the exported URDF, read back with ``parse_string`` + ``build_robot``, is the
 converted robot (links, visuals, collisions, materials, inertials, joints, limits with the
 writer's documented placeholders, mimics, compared by ``repr``), and its forward kinematics puts
 every SDF link and every ``<frame>`` where the SDF's resolved frames put them, relative to the
 root, at zero and at random joint values (1e-9).  The expected poses come from
-``test_sdf_convert.sdf_link_poses``: each joint rotates (or slides) its child subtree about its
+``helpers.sdf_cases.sdf_link_poses``: each joint rotates (or slides) its child subtree about its
 world-resolved axis through its joint frame's origin, straight from the SDF frame graph.
 
 Pinocchio, an independent URDF reader, loads the same text (``buildModelFromXML``), and its
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_sdf_convert import CASES, load, sdf_link_poses
+from helpers.sdf_cases import CASES, load, relative, sdf_poses
 
 from bb_robot.model.geometry import Box, Color, Cylinder, Material, Mesh, Sphere
 from bb_robot.model.kinematics import ForwardKinematics
@@ -48,10 +48,6 @@ def read_back(text: str) -> Robot:
     return build_robot(parse_string(text))
 
 
-def relative(result: SdfLoadResult, key: str) -> str:
-    return key[len(result.source_scope) + 2 :]
-
-
 def sdf_joint_values(result: SdfLoadResult, values: dict[str, float]) -> dict[str, float]:
     """The value of every movable SDF joint of the model (relative names): ``values`` for the
     independent ones, SDF's rule multiplier · (leader − reference) + offset for mimic joints."""
@@ -70,21 +66,6 @@ def sdf_joint_values(result: SdfLoadResult, values: dict[str, float]) -> dict[st
         return values.get(relative(result, key), 0.0)
 
     return {relative(result, key): value(key) for key in joints}
-
-
-def sdf_poses(result: SdfLoadResult, values: dict[str, float]) -> dict[str, np.ndarray]:
-    """World poses of every SDF link and ``<frame>`` (relative names) at joint ``values``, from the
-    SDF frame graph: a frame moves rigidly with the body its attached-to chain ends at."""
-    graph = result.frames
-    poses = sdf_link_poses(result, values)
-    for frame in result.converted.frame_links:
-        key = result.scoped_names[frame]
-        body = graph.body(key)
-        if body == WORLD:
-            poses[frame] = graph.world_pose(key)
-        else:
-            poses[frame] = poses[relative(result, body)] @ np.linalg.inv(graph.world_pose(body)) @ graph.world_pose(key)
-    return poses
 
 
 def root_relative(result: SdfLoadResult, poses: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from robot_files import CORPUS_DIR, example_robot_data_urdfs
+from helpers.robot_files import CORPUS_DIR, example_robot_data_urdfs
 
 # Synthetic files the parser itself must reject (file -> the error class name).
 SYNTHETIC_REJECTS = {

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from robot_files import urdf_params
+from helpers.robot_files import urdf_params
 
 from bb_robot.urdf import ir
 from bb_robot.urdf.parser import parse_file, parse_string

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from robot_files import example_robot_data_urdfs
+from helpers.robot_files import example_robot_data_urdfs
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.errors import InvalidRobot

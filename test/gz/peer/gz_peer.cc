@@ -1,5 +1,5 @@
 // A small C++ peer for bb_robot's gz-transport interop tests, built against ign-transport 11
-// (the gz-transport wire protocol of Gazebo Harmonic) by test/gz/cpp_peer.py.
+// (the gz-transport wire protocol of Gazebo Harmonic) by test/helpers/cpp_peer.py.
 //
 // Raw publishing and subscribing with an explicit type name, so the peer can use Harmonic's
 // gz.msgs.* names without linking their message classes:

@@ -2,7 +2,7 @@
 // JointPositionController (velocity mode with <cmd_max>: each joint moves towards its latest
 // commanded position at up to MAX_VEL) and JointStatePublisher (gz.msgs.Model with the joints'
 // own names, positions, velocities and axis limits) over ign-transport 11, the wire protocol of
-// gz-transport 13.  Built by test/gz/cpp_peer.py (ign-transport 11 and ign-msgs 8 from Debian;
+// gz-transport 13.  Built by test/helpers/cpp_peer.py (ign-transport 11 and ign-msgs 8 from Debian;
 // the messages are serialized with ignition.msgs classes, whose field numbers are gz.msgs'.)
 //
 //   gz_sim_peer STATE_TOPIC MODEL_NAME RATE_HZ MAX_VEL [options] JOINT...

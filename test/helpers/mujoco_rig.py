@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-from driver_rig import Clock
 
 from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendContext
@@ -22,6 +21,7 @@ from bb_robot.driver.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
 from bb_robot.mjcf import actuated_joints
 from bb_robot.model.robot import Robot
+from helpers.driver_rig import Clock
 
 RATE = 500.0
 PERIOD_NS = 2_000_000

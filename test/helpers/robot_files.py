@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-CORPUS_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
+CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
 
 
 def corpus_urdfs(include_synthetic: Iterable[str] = ()) -> list[Path]:

@@ -1,4 +1,4 @@
-"""The C++ test peer (``peer/gz_peer.cc``, ign-transport 11): building it once, running it.
+"""The C++ test peer (``test/gz/peer/gz_peer.cc``, ign-transport 11): building it once, running it.
 
 :func:`build_peer` compiles it with ``g++`` and ``pkg-config ignition-transport11`` into a cache
 directory, once per source/library/compiler version (:class:`PeerUnavailable` says what is missing);
@@ -17,7 +17,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-PEER_SOURCE = Path(__file__).resolve().parent / "peer" / "gz_peer.cc"
+PEER_SOURCE = Path(__file__).resolve().parents[1] / "gz" / "peer" / "gz_peer.cc"
 PKG_CONFIG_MODULE = "ignition-transport11"
 TOPIC_TOOL = Path("/usr/libexec/ignition/transport11/ign-transport-topic")
 

@@ -1,4 +1,4 @@
-"""The C++ stand-in for a Gazebo world (``peer/gz_sim_peer.cc``), for the gazebo backend's tests and
+"""The C++ stand-in for a Gazebo world (``test/gz/peer/gz_sim_peer.cc``), for the gazebo backend's tests and
 benchmark: JointPositionController + JointStatePublisher of the seed's UR3e world, over ign-transport 11.
 
 :func:`build_sim_peer` compiles it once (like ``gz_peer``); :func:`ur3e_peer_args` gives the arguments
@@ -17,20 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cpp_peer import Peer, PeerUnavailable, build_peer
 
-SIM_PEER_SOURCE = Path(__file__).resolve().parent / "peer" / "gz_sim_peer.cc"
+from helpers.cpp_peer import Peer, PeerUnavailable, build_peer
+from helpers.robots import UR3E_JOINTS
+
+SIM_PEER_SOURCE = Path(__file__).resolve().parents[1] / "gz" / "peer" / "gz_sim_peer.cc"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
 CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
-UR3E_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
 UR3E_STATE_TOPIC = "/world/ur3e_world/model/ur3e/model/ur3e_position_controller/model/ur3e/joint_state"
 #: ur3e.sdf's position limits, as Gazebo reports them (wrist_3_joint: -inf, inf).
 UR3E_LIMITS = {

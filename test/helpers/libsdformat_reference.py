@@ -1,6 +1,6 @@
 """libsdformat 12 as the reference for bb_robot's SDF loader, through the C++ helper ``sdf_poses``.
 
-The helper (``libsdformat/sdf_poses.cc``; its output format is in ``libsdformat/README.md``) loads an
+The helper (``test/sdf/libsdformat/sdf_poses.cc``; its output format is in ``test/sdf/libsdformat/README.md``) loads an
 SDF file with ``sdf::Root::Load`` and prints every model, link, joint and frame pose as libsdformat
 resolves it. This module builds it, runs it, and prepares files for it:
 
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-HELPER_SOURCE = Path(__file__).resolve().parent / "libsdformat" / "sdf_poses.cc"
+HELPER_SOURCE = Path(__file__).resolve().parents[1] / "sdf" / "libsdformat" / "sdf_poses.cc"
 PKG_CONFIG_MODULE = "sdformat12"
 # The newest SDFormat specification libsdformat 12 knows.
 SPEC_VERSION = (1, 9)

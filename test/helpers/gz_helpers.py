@@ -1,4 +1,4 @@
-"""Helpers shared by the Gazebo transport tests (a module of its own: test files do not import conftest)."""
+"""Helpers shared by the Gazebo transport tests (a module of its own: test files never import from conftest)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from cpp_peer import Peer
-
 from bb_robot.gz.api import MessageInfo
 from bb_robot.gz.builtin import BuiltinTransport
+from helpers.cpp_peer import Peer
 
 LOOPBACK = "127.0.0.1"
 TIMEOUT = 5.0
