@@ -318,7 +318,7 @@ class DriverNode(LifecycleNode):
             self.create_service(
                 SetBool,
                 "~/set_armed",
-                lambda request, response: self._arming("arm" if request.data else "disarm", response),
+                self._on_set_armed,
             ),
             self.create_service(Trigger, "~/reset", lambda request, response: self._arming("reset", response)),
         ]
@@ -490,6 +490,10 @@ class DriverNode(LifecycleNode):
             session.action.set_monitor_rate(self._params.number("action_monitor_rate"))
 
     # ------------------------------------------------------------------ arming
+    def _on_set_armed(self, request: SetBool.Request, response: SetBool.Response) -> SetBool.Response:
+        """``~/set_armed``: arm on ``data: true``, disarm on ``false``."""
+        return self._arming("arm" if request.data else "disarm", response)
+
     def _arming(self, what: str, response: Trigger.Response) -> Trigger.Response:
         """``~/arm``, ``~/disarm``, ``~/set_armed`` (as ``arm`` / ``disarm``) and ``~/reset``."""
         session = self._session

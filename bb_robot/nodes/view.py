@@ -8,6 +8,7 @@ the Foxglove server and the MCAP file) is :mod:`bb_robot.view`, without ROS.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import ipaddress
 import sys
@@ -177,7 +178,7 @@ class ViewNode(Node):
         self._subscriptions_by_topic[topic] = self.create_subscription(
             cls,
             topic,
-            lambda data, topic=topic: self._bridge.publish(topic, data, time.time_ns()),
+            functools.partial(self._forward, topic),
             subscription_qos(choice),
             raw=True,
         )
@@ -191,6 +192,10 @@ class ViewNode(Node):
         self.destroy_subscription(subscription)
         self._bridge.remove(topic)
         self.get_logger().info(f"no longer showing {topic} (its publishers are gone or changed)")
+
+    def _forward(self, topic: str, data: bytes) -> None:
+        """Hand one serialised message of ``topic`` to the Foxglove bridge (server and recording)."""
+        self._bridge.publish(topic, data, time.time_ns())
 
     def _report_once(self, text: str) -> None:
         if text not in self._reported:
