@@ -7,15 +7,14 @@ directory, once per source/library/compiler version (:class:`PeerUnavailable` sa
 
 from __future__ import annotations
 
-import hashlib
 import os
-import shutil
 import subprocess
-import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+
+from helpers.cxx_build import build_cached
 
 PEER_SOURCE = Path(__file__).resolve().parents[1] / "gz" / "peer" / "gz_peer.cc"
 PKG_CONFIG_MODULE = "ignition-transport11"
@@ -29,42 +28,15 @@ class PeerUnavailable(RuntimeError):
 def build_peer(cache_dir: Path, source: Path = PEER_SOURCE) -> Path:
     """Compile ``source`` (default ``gz_peer.cc``) into ``cache_dir`` (reused while source, library and
     compiler match)."""
-    compiler = os.environ.get("CXX") or "g++"
-    if shutil.which(compiler) is None:
-        raise PeerUnavailable(f"no C++ compiler ({compiler}) to build the gz-transport test peer; run scripts/setup")
-    if shutil.which("pkg-config") is None:
-        raise PeerUnavailable("no pkg-config to find ign-transport 11; run scripts/setup")
-    try:
-        flags = subprocess.run(
-            ["pkg-config", "--cflags", "--libs", PKG_CONFIG_MODULE], capture_output=True, text=True, check=True
-        ).stdout.split()
-        version = subprocess.run(
-            ["pkg-config", "--modversion", PKG_CONFIG_MODULE], capture_output=True, text=True, check=True
-        ).stdout.strip()
-    except subprocess.CalledProcessError:
-        raise PeerUnavailable(
-            f"pkg-config finds no {PKG_CONFIG_MODULE}; run scripts/setup (Debian libignition-transport-dev)"
-        ) from None
-    compiler_version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
-    key = hashlib.sha256(
-        b"\0".join([source.read_bytes(), " ".join(flags).encode(), version.encode(), compiler_version.encode()])
-    ).hexdigest()[:16]
-    cache_dir = Path(cache_dir).resolve()
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    binary = cache_dir / f"{source.stem}-{key}"
-    if binary.is_file() and os.access(binary, os.X_OK):
-        return binary
-    # Build under a temporary name, then rename: parallel sessions never run a half-written file.
-    fd, partial = tempfile.mkstemp(prefix=binary.name + ".", dir=cache_dir)
-    os.close(fd)
-    command = [compiler, "-std=c++17", "-O1", "-o", partial, str(source), *flags]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        Path(partial).unlink(missing_ok=True)
-        raise RuntimeError(f"building the gz-transport test peer failed: {' '.join(command)}\n{result.stderr}")
-    os.chmod(partial, 0o755)
-    os.replace(partial, binary)
-    return binary
+    return build_cached(
+        source,
+        PKG_CONFIG_MODULE,
+        cache_dir,
+        what="the gz-transport test peer",
+        library="ign-transport 11",
+        debian_package="libignition-transport-dev",
+        unavailable=PeerUnavailable,
+    )
 
 
 def ign_env(partition: str) -> dict[str, str]:

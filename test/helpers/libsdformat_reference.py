@@ -18,20 +18,20 @@ No pytest here: the fixtures of ``conftest.py`` and the benchmarks both use it.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import math
 import os
 import re
 import shutil
 import subprocess
-import tempfile
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from helpers.cxx_build import build_cached
 
 HELPER_SOURCE = Path(__file__).resolve().parents[1] / "sdf" / "libsdformat" / "sdf_poses.cc"
 PKG_CONFIG_MODULE = "sdformat12"
@@ -131,10 +131,6 @@ class LibsdformatError(RuntimeError):
 # ---------------------------------------------------------------------------------------- building
 
 
-def _pkg_config(*args: str) -> str:
-    return subprocess.run(["pkg-config", *args], check=True, capture_output=True, text=True).stdout.strip()
-
-
 def build_helper(cache_dir: Path) -> Path:
     """Compile ``sdf_poses.cc`` into ``cache_dir`` (reused while source, library and compiler match).
 
@@ -142,41 +138,16 @@ def build_helper(cache_dir: Path) -> Path:
     (``scripts/setup`` installs them: Debian ``g++``, ``pkg-config``, ``libsdformat-dev``) and
     ``RuntimeError`` when the compiler fails.
     """
-    compiler = os.environ.get("CXX") or "g++"
-    if shutil.which(compiler) is None:
-        raise HelperUnavailable(f"no C++ compiler ({compiler}) to build the libsdformat helper; run scripts/setup")
-    if shutil.which("pkg-config") is None:
-        raise HelperUnavailable("no pkg-config to find libsdformat 12; run scripts/setup (Debian pkg-config)")
-    try:
-        flags = _pkg_config("--cflags", "--libs", PKG_CONFIG_MODULE).split()
-        version = _pkg_config("--modversion", PKG_CONFIG_MODULE)
-    except subprocess.CalledProcessError:
-        raise HelperUnavailable(
-            f"pkg-config finds no {PKG_CONFIG_MODULE}; run scripts/setup (Debian libsdformat-dev)"
-        ) from None
-    compiler_version = subprocess.run([compiler, "--version"], capture_output=True, text=True).stdout
-    key = hashlib.sha256(
-        b"\0".join([HELPER_SOURCE.read_bytes(), " ".join(flags).encode(), version.encode(), compiler_version.encode()])
-    ).hexdigest()[:16]
-    cache_dir = Path(cache_dir).resolve()  # the helper runs in a directory of its own
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    binary = cache_dir / f"sdf_poses-{key}"
-    if binary.is_file() and os.access(binary, os.X_OK):
-        return binary
-    # Build under a temporary name, then rename: parallel sessions never run a half-written file.
-    fd, partial = tempfile.mkstemp(prefix=binary.name + ".", dir=cache_dir)
-    os.close(fd)
-    command = [compiler, "-std=c++17", "-O2", "-o", partial, str(HELPER_SOURCE), *flags]
-    result = subprocess.run(command, capture_output=True, text=True)
-    if result.returncode != 0:
-        Path(partial).unlink(missing_ok=True)
-        raise RuntimeError(f"building the libsdformat helper failed: {' '.join(command)}\n{result.stderr}")
-    os.chmod(partial, 0o755)
-    os.replace(partial, binary)
-    return binary
-
-
-# ----------------------------------------------------------------------------------------- running
+    return build_cached(
+        HELPER_SOURCE,
+        PKG_CONFIG_MODULE,
+        cache_dir,
+        what="the libsdformat helper",
+        library="libsdformat 12",
+        debian_package="libsdformat-dev",
+        unavailable=HelperUnavailable,
+        optimisation="-O2",
+    )
 
 
 def _invoke(
