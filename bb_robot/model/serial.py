@@ -55,6 +55,7 @@ from bb_robot.model.batch import (
     FIXED,
     PRISMATIC,
     REVOLUTE,
+    Motion,
     Step,
     apply_step,
     as_batch,
@@ -73,7 +74,7 @@ from bb_robot.model.errors import (
 from bb_robot.model.geometry import Vec3
 from bb_robot.model.robot import Joint, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
-from bb_robot.model.unrolled import Motion, Unrolled, as_array, unrolled_frames, unrolled_jacobian
+from bb_robot.model.unrolled import Unrolled, as_array, unrolled_frames, unrolled_jacobian
 
 
 class UrdfLoader(Protocol):

@@ -25,11 +25,10 @@ import math
 import re
 import struct
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
-from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, REVOLUTE_AXIS, ROUNDING_RESIDUE, Step
+from bb_robot.model.batch import FIXED, PRISMATIC, REVOLUTE, REVOLUTE_AXIS, ROUNDING_RESIDUE, Motion
 from bb_robot.model.transforms import Matrix
 
 #: Models with more steps than this are not unrolled (compile time grows with the code).
@@ -41,19 +40,6 @@ Unrolled = Callable[[Sequence[float]], bytes]
 _IDENTIFIER = re.compile(r"\b[vq][0-9]+\b")
 
 Term = float | str  # a constant, or the name of a local variable / an expression
-
-
-@dataclass(frozen=True)
-class Motion:
-    """One step of a chain or tree: ``step`` driven by ``q[coordinate] · multiplier + offset``.
-
-    ``coordinate`` is -1 for a step that does not move (a :data:`~bb_robot.model.batch.FIXED` step).
-    """
-
-    step: Step
-    coordinate: int = -1
-    multiplier: float = 1.0
-    offset: float = 0.0
 
 
 def _negated(term: Term) -> Term:

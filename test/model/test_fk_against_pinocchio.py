@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from helpers.robot_files import CORPUS_DIR, corpus_urdfs, example_robot_data_urdfs, robot_label
+from helpers.robot_files import CORPUS_DIR, REJECTED_BY_US, corpus_urdfs, example_robot_data_urdfs, robot_label
 
 from bb_robot.errors import BbRobotError
 from bb_robot.model.kinematics import ForwardKinematics
@@ -48,20 +48,6 @@ RANDOM_CONFIGURATIONS = 24
 FEW_CONFIGURATIONS_ABOVE_JOINTS = 500
 FEW_CONFIGURATIONS = 3
 LARGEST_PINOCCHIO_DATA_DOF = 200
-
-# Files our builder rejects on purpose (checked: each still fails with this problem, so a
-# change of behaviour shows up as a test failure rather than a silent skip).
-REJECTED_BY_US = {
-    "alex_description/urdf/alex_psyonic_hands.urdf": (
-        "which is not a joint of this robot",
-        "joints mimic 'index_q1', 'middle_q1', ... which the file does not define "
-        "(Pinocchio with mimic=True refuses it too)",
-    ),
-    "ur_description/urdf/ur3.urdf": (
-        "has no links",
-        "an empty <robot> placeholder without name or links (urdfdom refuses it too)",
-    ),
-}
 
 
 # ------------------------------------------------------------------------------ the files

@@ -1,8 +1,9 @@
 """The arms of the FK benchmark, every code path, against Pinocchio to 1e-12.
 
-``ForwardKinematics.compute`` and ``SerialManipulator`` have three ways of computing:
+``ForwardKinematics.compute`` and ``SerialManipulator`` have four ways of computing:
 straight-line Python generated per model for one configuration (:mod:`bb_robot.model.unrolled`),
-the batched numpy products (:mod:`bb_robot.model.batch`), in which a joint origin that is a
+the compiled batch kernel (:mod:`bb_robot.model.compiled`, numba), the batched numpy products
+(:mod:`bb_robot.model.batch`), in which a joint origin that is a
 signed permutation takes columns of the parent rather than a matrix product, and, for a model
 too long to generate code for, the batched code on one row.  Each is compared here with
 Pinocchio (an independent implementation, ``forwardKinematics`` + ``updateFramePlacements``
@@ -25,6 +26,7 @@ from helpers.pinocchio_configuration import pin_configuration
 from helpers.robot_files import CORPUS_DIR, example_robot_data_urdfs, robot_label
 
 import bb_robot.model.unrolled
+from bb_robot.model import compiled
 from bb_robot.model.batch import apply_step, empty_frames, make_step
 from bb_robot.model.geometry import Origin
 from bb_robot.model.kinematics import ForwardKinematics
@@ -148,14 +150,26 @@ def test_every_path_of_forward_kinematics_matches_pinocchio(label: str, tmp_path
     data = model.createData()
     frames = [model.getFrameId(link, pin.BODY) for link in fk.link_names]
     configurations = _sample(*_fk_limits(fk), seed=3)
+    monkeypatch.setattr(compiled, "MIN_BATCH", 10**9)  # the numpy batch path
     batch = fk.compute(configurations)
+    monkeypatch.undo()
+    if compiled.kernel() is None:
+        pytest.skip("numba is not installed (requirements/python.txt): the compiled batch kernel is not available")
+    monkeypatch.setattr(compiled, "MIN_BATCH", 1)  # the compiled kernel
+    kernel_batch = fk.compute(configurations)
+    monkeypatch.undo()
     for k, q in enumerate(configurations):
         pin.forwardKinematics(model, data, _pin_q(model, fk, q))
         pin.updateFramePlacements(model, data)
         expected = np.array([data.oMf[f].homogeneous for f in frames])
         generated = fk.compute(q)
         assert generated.flags.writeable and generated.flags.c_contiguous
-        for name, poses in (("generated", generated), ("batched", batch[k]), ("numpy, one row", numpy_only.compute(q))):
+        for name, poses in (
+            ("generated", generated),
+            ("batched", batch[k]),
+            ("compiled kernel", kernel_batch[k]),
+            ("numpy, one row", numpy_only.compute(q)),
+        ):
             worst = float(np.abs(poses - expected).max())
             assert worst <= TOL, f"{name} path, configuration {k}: differs from Pinocchio by {worst:.3g}"
         np.testing.assert_allclose(generated, batch[k], atol=TOL, rtol=0)

@@ -1,0 +1,190 @@
+"""The compiled batch kernel (bb_robot.model.compiled) against the numpy path and the generated code.
+
+Every kind of step the kernel has (an axis rotation with and without an origin rotation, a
+general axis, a prismatic joint, fixed joints with and without a rotation, mimic joints with a
+multiplier and offset, a held floating joint) is computed three ways: the kernel, the numpy
+batch path and the per-configuration generated code, on a hand-made robot and on every URDF of
+example-robot-data.  Loading is checked in fresh interpreters: numba is loaded only for a large
+batch, never with ``BB_ROBOT_KERNEL=numpy``, and a numba that fails to import leaves the numpy
+path giving the same numbers.  Agreement with Pinocchio is in test_kinematics_paths.py.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from helpers.robot_files import REJECTED_BY_US, example_robot_data_urdfs, robot_label
+
+from bb_robot.model import compiled
+from bb_robot.model.errors import InvalidJointValue
+from bb_robot.model.kinematics import ForwardKinematics
+from bb_robot.urdf.builder import build_robot, load_urdf
+from bb_robot.urdf.parser import parse_string
+
+TOL = 1e-12
+
+EVERY_STEP = """<robot name="every_step">
+  <link name="base"/>
+  <joint name="spin" type="revolute"><parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.3"/><axis xyz="0 0 1"/><limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <link name="l1"/>
+  <joint name="tilted" type="revolute"><parent link="l1"/><child link="l2"/>
+    <origin xyz="0.1 0 0.2" rpy="1.5707963267948966 0 0.3"/><axis xyz="0 -1 0"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/></joint>
+  <link name="l2"/>
+  <joint name="skew" type="continuous"><parent link="l2"/><child link="l3"/>
+    <origin xyz="0 0.2 0" rpy="0.1 0.2 0.3"/><axis xyz="0.6 0.8 0"/></joint>
+  <link name="l3"/>
+  <joint name="slide" type="prismatic"><parent link="l3"/><child link="l4"/>
+    <origin xyz="0 0 0.1" rpy="0 0.4 0"/><axis xyz="0 0.6 0.8"/>
+    <limit lower="-0.5" upper="0.5" effort="1" velocity="1"/></joint>
+  <link name="l4"/>
+  <joint name="offset" type="fixed"><parent link="l4"/><child link="tool"/><origin xyz="0.05 0.01 0.2"/></joint>
+  <link name="tool"/>
+  <joint name="mount" type="fixed"><parent link="l4"/><child link="camera"/>
+    <origin xyz="0 0.1 0" rpy="-1.2 0.3 2.0"/></joint>
+  <link name="camera"/>
+  <joint name="finger" type="prismatic"><parent link="l4"/><child link="finger_a"/>
+    <axis xyz="1 0 0"/><limit lower="0" upper="0.04" effort="1" velocity="1"/></joint>
+  <link name="finger_a"/>
+  <joint name="finger_mirror" type="prismatic"><parent link="l4"/><child link="finger_b"/>
+    <axis xyz="1 0 0"/><limit lower="-0.04" upper="0" effort="1" velocity="1"/>
+    <mimic joint="finger" multiplier="-1" offset="0.001"/></joint>
+  <link name="finger_b"/>
+  <joint name="wrist_mimic" type="revolute"><parent link="l1"/><child link="follower"/>
+    <origin xyz="0 0.3 0" rpy="0 0 1.5707963267948966"/><axis xyz="1 0 0"/>
+    <limit lower="-3" upper="3" effort="1" velocity="1"/><mimic joint="spin" multiplier="0.5" offset="0.2"/></joint>
+  <link name="follower"/>
+  <joint name="loose" type="floating"><parent link="base"/><child link="payload"/>
+    <origin xyz="1 2 3" rpy="0 0 1"/></joint>
+  <link name="payload"/>
+</robot>
+"""
+
+
+def _kernel() -> compiled.Kernel:
+    function = compiled.kernel()
+    if function is None:
+        pytest.skip("numba is not installed (requirements/python.txt): the compiled batch kernel is not available")
+    return function
+
+
+def _three_ways(fk: ForwardKinematics, batch: np.ndarray, monkeypatch: Any) -> tuple[np.ndarray, ...]:
+    """The kernel's, the numpy path's and the generated code's poses of ``batch``."""
+    _kernel()
+    monkeypatch.setattr(compiled, "MIN_BATCH", 1)
+    kernel = fk.compute(batch)
+    monkeypatch.setattr(compiled, "MIN_BATCH", 10**9)
+    numpy_path = fk.compute(batch)
+    monkeypatch.undo()
+    generated = np.array([fk.compute(q) for q in batch])
+    return kernel, numpy_path, generated
+
+
+def _configurations(fk: ForwardKinematics, count: int, seed: int) -> np.ndarray:
+    lower, upper = [], []
+    for name in fk.joint_names:
+        limits = fk.robot.joints[name].limits
+        low = limits.lower if limits is not None and limits.lower is not None else -math.pi
+        high = limits.upper if limits is not None and limits.upper is not None else math.pi
+        lower.append(low if math.isfinite(low) else -math.pi)
+        upper.append(high if math.isfinite(high) else math.pi)
+    return np.random.default_rng(seed).uniform(lower, upper, (count, len(fk.joint_names)))
+
+
+def _assert_agree(label: str, kernel: np.ndarray, numpy_path: np.ndarray, generated: np.ndarray) -> None:
+    scale = max(1.0, float(np.abs(generated).max()))
+    for name, poses in (("kernel", kernel), ("numpy path", numpy_path)):
+        worst = float(np.abs(poses - generated).max())
+        assert worst <= TOL * scale, f"{label}: the {name} differs from the generated code by {worst:.3g}"
+
+
+def test_every_kind_of_step_agrees_three_ways(monkeypatch: Any) -> None:
+    fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
+    assert fk.held_joints == ("loose",) and set(fk.mimic_joints) == {"finger_mirror", "wrist_mimic"}
+    kinds = set(fk._program().ints[:, 0].tolist())
+    assert kinds == {0, 1, 2, 3, 4, 5}, f"the hand-made robot no longer covers every step kind: {sorted(kinds)}"
+    assert not fk._program().direct  # mimic joints: values are computed from q, not q itself
+    batch = _configurations(fk, 64, seed=5)
+    batch[0] = 0.0
+    batch[1] = [3.0, -3.0, math.pi, 0.5, 0.04]  # at and past ±π, where tan(v/2) is large
+    kernel, numpy_path, generated = _three_ways(fk, batch, monkeypatch)
+    assert kernel.shape == (64, len(fk.link_names), 4, 4) and kernel.flags.c_contiguous
+    _assert_agree("every_step", kernel, numpy_path, generated)
+    np.testing.assert_array_equal(kernel[:, :, 3], np.broadcast_to([0.0, 0.0, 0.0, 1.0], kernel[:, :, 3].shape))
+
+
+# The files bb_robot rejects on purpose are checked to stay rejected by test_fk_against_pinocchio.py.
+LOADABLE = [p for p in example_robot_data_urdfs() if robot_label(p).split(":", 1)[1] not in REJECTED_BY_US]
+
+
+@pytest.mark.parametrize("path", LOADABLE, ids=robot_label)
+def test_kernel_agrees_on_every_example_robot(path: Path, monkeypatch: Any) -> None:
+    fk = ForwardKinematics(load_urdf(path))
+    kernel, numpy_path, generated = _three_ways(fk, _configurations(fk, 40, seed=11), monkeypatch)
+    _assert_agree(robot_label(path), kernel, numpy_path, generated)
+
+
+def test_a_bad_batch_is_refused_before_the_kernel_runs(monkeypatch: Any) -> None:
+    fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
+    _kernel()
+    monkeypatch.setattr(compiled, "MIN_BATCH", 1)
+    batch = _configurations(fk, 32, seed=2)
+    batch[7, 3] = math.nan
+    with pytest.raises(InvalidJointValue, match="slide"):
+        fk.compute(batch)
+    with pytest.raises(InvalidJointValue, match=r"expected 5 joint values"):
+        fk.compute(np.zeros((32, 4)))
+
+
+def _fresh_interpreter(code: str, **environment: str) -> dict[str, Any]:
+    """Run ``code`` (which prints one JSON object) in a new interpreter and return what it printed."""
+    env = {key: value for key, value in os.environ.items() if key != compiled.ENVIRONMENT}
+    env.update(environment)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+_LOADING = f"""
+import json, sys
+import numpy as np
+from bb_robot.model.kinematics import ForwardKinematics
+from bb_robot.urdf.builder import build_robot
+from bb_robot.urdf.parser import parse_string
+fk = ForwardKinematics(build_robot(parse_string({EVERY_STEP!r})))
+fk.compute(np.zeros(5))
+fk.compute(np.zeros((3, 5)))
+small = "numba" in sys.modules
+large = fk.compute(np.linspace(-1, 1, 5 * 64).reshape(64, 5))
+from bb_robot.model import compiled
+kernel = compiled.kernel() is not None
+print(json.dumps({{"small": small, "large": "numba" in sys.modules, "kernel": kernel, "poses": large.tolist()}}))
+"""
+
+
+def test_numba_is_loaded_only_for_a_large_batch() -> None:
+    _kernel()
+    result = _fresh_interpreter(_LOADING)
+    assert result == {**result, "small": False, "large": True, "kernel": True}
+
+
+def test_the_numpy_path_when_chosen_or_when_numba_fails() -> None:
+    _kernel()
+    default = _fresh_interpreter(_LOADING)
+    chosen = _fresh_interpreter(_LOADING, BB_ROBOT_KERNEL="numpy")
+    assert chosen == {**chosen, "small": False, "large": False, "kernel": False}
+    # numba present but failing to import: the loader logs it and takes the numpy path.
+    broken = _fresh_interpreter("import sys; sys.modules['numba'] = None\n" + _LOADING)
+    assert broken["kernel"] is False
+    for other in (chosen, broken):
+        np.testing.assert_allclose(np.array(other["poses"]), np.array(default["poses"]), atol=TOL, rtol=0)
