@@ -22,6 +22,7 @@ from bb_robot.cli import chain, check, convert, fk, show, tree, up
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
 from bb_robot.cli.show import default_tip, format_tree
 from bb_robot.errors import BbRobotError
+from bb_robot.model import compiled
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_USAGE", "build_parser", "default_tip", "format_tree", "main"]
 
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``bb-robot``; returns the exit code (argparse exits with 2 itself on usage errors)."""
     parser = build_parser()
     args = parser.parse_args(argv)
+    compiled.default_mode("batch")  # a short-lived process: loading numba would cost more than it saves
     try:
         return int(args.handler(args))
     except UsageError as error:

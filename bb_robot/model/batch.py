@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import TypeGuard
 
 import numpy as np
 import numpy.typing as npt
@@ -263,11 +264,19 @@ def one_configuration(q: npt.ArrayLike, n: int) -> list[float] | None:
     """Return ``q`` as a list of ``n`` floats when it is a finite float64 vector of that length, else ``None``.
 
     The cheap check for the one-configuration paths; anything else (lists,
-    batches, bad values) goes through :func:`as_batch`, which converts or
-    raises the error.
+    batches, bad values, other dtypes) goes through :func:`as_batch`, which
+    converts or raises the error.
     """
-    if type(q) is not np.ndarray or q.dtype != np.float64 or q.shape != (n,):
+    if type(q) is not np.ndarray or q.dtype is not _FLOAT64 or q.shape != (n,):
         return None
     values: list[float] = q.tolist()
     # A sum is finite only when every term is (an overflow to inf just takes the slow path).
     return values if math.isfinite(sum(values)) else None
+
+
+def contiguous_vector(q: object, n: int) -> TypeGuard[Matrix]:
+    """Whether ``q`` is a C-contiguous float64 array of shape ``(n,)``: what compiled code takes as it is."""
+    return type(q) is np.ndarray and q.dtype is _FLOAT64 and q.shape == (n,) and q.flags.c_contiguous
+
+
+_FLOAT64 = np.dtype(np.float64)  # numpy's float64 dtype is one object: `is` is the quick test

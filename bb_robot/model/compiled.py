@@ -1,21 +1,33 @@
-"""The batched forward pass as one compiled kernel, when numba is installed.
+"""Forward kinematics as compiled code, when numba is installed.
 
 :mod:`bb_robot.model.batch` evaluates a batch with numpy: a dozen array
-operations per step, each streaming whole rows of the batch through memory.
-Here :func:`program` lays the same steps out as two arrays, and
-:func:`frames` runs :func:`bb_robot.model._frames_numba.fill_frames` on them:
-one compiled loop over the configurations that writes each configuration's
-frames once, to consecutive memory.  Sines and cosines come from
-:func:`bb_robot.model.batch.sincos`, the numpy path's own, so both paths
-multiply the same numbers.
+operations per step, each streaming whole rows of the batch through memory;
+:mod:`bb_robot.model.unrolled` evaluates one configuration as generated Python,
+where each floating-point operation costs an interpreter step.
+:func:`program` packs the same steps into one float64 array, the *code*, and
+:mod:`bb_robot.model._frames_numba` runs it compiled: :func:`frames` for a
+batch (one loop over the configurations, each one's frames written once, to
+consecutive memory; sines and cosines from :func:`bb_robot.model.batch.sincos`,
+the numpy path's own) and :func:`one` for one configuration.
 
-numba is optional: :func:`kernel` returns ``None`` when it is not installed,
-when ``BB_ROBOT_KERNEL=numpy`` is set, or when loading the kernel fails
-(logged once), and callers take the numpy path, which gives the same results
-to rounding (``test/model/test_compiled.py`` compares the two on every robot
-of the bench).  numba is imported on the first batch of at least
-:data:`MIN_BATCH` configurations, never for one configuration: the nodes
-never load it.
+numba is optional.  :func:`kernels` returns ``None`` when it is not installed,
+when ``BB_ROBOT_KERNEL=numpy`` is set, or when loading the kernels fails
+(logged once), and callers take the pure-Python paths, which give the same
+results to rounding (``test/model/test_compiled.py`` compares them on every
+robot of example-robot-data).  numba is imported on first use, which costs a
+process about 0.3 s and 100 MB; a process that computes kinematics rarely
+(the nodes, where rclpy dominates every message, and the command line) calls
+``default_mode("batch")`` so that one configuration stays in Python and only a
+batch of at least :data:`MIN_BATCH` configurations loads numba.
+
+The code's layout: ``count, steps, slots``; the root's ``[R | t]`` (12 values);
+per step 7 integers (kind, parent frame, child frame, slot, and for a rotation
+about ``±e_k`` the columns ``i, j, k`` it mixes and keeps) and 31 constants
+(the 3×10 block row by row: ``[R | · | · | t]`` fixed, ``[C | A | B | t]``
+revolute, local rotation ``C + cos·A + sin·B``, ``[R | R·u | · | t]``
+prismatic, ``[R | · | · | t]`` about an axis; then the axis sign); per slot
+``column, multiplier, offset``: slot ``s`` is driven by
+``q[column] · multiplier + offset``.
 """
 
 from __future__ import annotations
@@ -33,46 +45,46 @@ from bb_robot.model.transforms import Matrix
 
 _log = logging.getLogger(__name__)
 
-#: The environment variable choosing the batch path: ``auto`` (numba when installed; the
-#: default) or ``numpy`` (never numba).
+#: The environment variable choosing where compiled code is used: ``auto`` (batches and one
+#: configuration; the default), ``batch`` (batches only) or ``numpy`` (never).
 ENVIRONMENT = "BB_ROBOT_KERNEL"
+MODES = ("auto", "batch", "numpy")
 
-#: Batches smaller than this take the numpy path (loading numba is not worth it for them).
+#: Batches smaller than this take the numpy path in ``batch`` mode (loading numba is not worth it).
 MIN_BATCH = 16
 
-# Step kinds of Program.ints[:, 0]; the same numbers as in bb_robot.model._frames_numba.
+# Step kinds, the first integer of a step; the same numbers as in bb_robot.model._frames_numba.
 _FIXED, _REVOLUTE, _PRISMATIC, _REVOLUTE_AXIS, _TRANSLATION, _AXIS = 0, 1, 2, 3, 4, 5
+_HEADER, _ROOT, _STEP = 3, 12, 38
 
-#: fill_frames(root, ints, constants, values, cos, sin, out): the arrays of a Program and a batch.
-Kernel = Callable[..., None]
 
-Indices = npt.NDArray[np.int64]
+@dataclass(frozen=True)
+class Kernels:
+    """The compiled functions of :mod:`bb_robot.model._frames_numba`."""
 
-_loaded: list[Kernel | None] = []  # empty until the first call of kernel()
+    fill_frames: Callable[..., None]
+    one_configuration: Callable[..., bool]
 
 
 @dataclass(frozen=True)
 class Program:
-    """Steps laid out for :func:`bb_robot.model._frames_numba.fill_frames`.
+    """The packed code of a kinematic tree (layout in the module docstring), and scratch for one configuration."""
 
-    ``ints`` has one row per step: kind, parent frame, child frame, slot (the
-    column of the values a moving step reads; 0 for a step that does not
-    move), and for a rotation about ``±e_k`` the columns ``i, j, k`` it mixes
-    and keeps.  ``constants`` has the step's 3×10 block row by row
-    (``[R | · | · | t]`` fixed, ``[C | A | B | t]`` revolute: local rotation
-    ``C + cos·A + sin·B``, ``[R | R·u | · | t]`` prismatic, ``[R | · | · | t]``
-    about an axis) and the axis sign.  Slot ``s`` is driven by
-    ``q[columns[s]] · multipliers[s] + offsets[s]``.
-    """
-
-    root: Matrix
+    code: Matrix
     count: int
-    ints: Indices
-    constants: Matrix
-    columns: Indices
+    slots: int
+    columns: npt.NDArray[np.int64]
     multipliers: Matrix
     offsets: Matrix
-    direct: bool  # slot s is q[s] for every s: q is used as it is
+    direct: bool  # slot s is q[s] for every s: a batch is used as it is
+    work: Matrix  # scratch of one_configuration (used with the interpreter lock held)
+
+    @property
+    def kinds(self) -> tuple[int, ...]:
+        """Each step's kind (0 fixed, 1 revolute, 2 prismatic, 3 about an axis, 4 a translation,
+        5 about an axis from the parent's own frame), in order."""
+        steps = int(self.code[1])
+        return tuple(int(self.code[_HEADER + _ROOT + _STEP * s]) for s in range(steps))
 
 
 def program(root: Matrix, count: int, motions: Sequence[Motion], arity: int) -> Program:
@@ -87,14 +99,14 @@ def program(root: Matrix, count: int, motions: Sequence[Motion], arity: int) -> 
     Returns:
         The program; a step's slot is its place among the moving steps.
     """
-    ints = np.zeros((len(motions), 7), dtype=np.int64)
-    constants = np.zeros((len(motions), 31))
+    steps = np.zeros((len(motions), _STEP))
     columns: list[int] = []
     multipliers: list[float] = []
     offsets: list[float] = []
     for index, motion in enumerate(motions):
         step = motion.step
-        block = constants[index, :30].reshape(3, 10)  # a view: filled in place
+        row = steps[index]
+        block = row[7:37].reshape(3, 10)  # a view: filled in place
         block[:, 9] = step.block[:, -1]
         slot = 0
         if step.kind == FIXED or motion.coordinate < 0:
@@ -117,19 +129,22 @@ def program(root: Matrix, count: int, motions: Sequence[Motion], arity: int) -> 
                 rotation = step.block[:, 0:3]
                 kind = _AXIS if _is_identity(rotation) else _REVOLUTE_AXIS
                 block[:, 0:3] = rotation
-                ints[index, 4:7] = step.columns
-                constants[index, 30] = step.sign
-        ints[index, 0:4] = (kind, step.parent, step.child, slot)
+                row[4:7] = step.columns
+                row[37] = step.sign
+        row[0:4] = (kind, step.parent, step.child, slot)
+    table = np.array([columns, multipliers, offsets], dtype=float).T
+    header = [count, len(motions), len(columns)]
+    code = np.concatenate([header, np.ascontiguousarray(root[:3, :4]).ravel(), steps.ravel(), table.ravel()])
     direct = columns == list(range(arity)) and all(m == 1.0 for m in multipliers) and not any(offsets)
     return Program(
-        root=np.ascontiguousarray(root[:3, :4]).ravel(),
+        code=code,
         count=count,
-        ints=ints,
-        constants=constants,
+        slots=len(columns),
         columns=np.array(columns, dtype=np.int64),
         multipliers=np.array(multipliers),
         offsets=np.array(offsets),
         direct=direct,
+        work=np.empty(3 * len(columns) + 16 * count),
     )
 
 
@@ -138,34 +153,65 @@ def _is_identity(rotation: Matrix) -> bool:
     return bool((np.abs(rotation - np.eye(3)) < ROUNDING_RESIDUE).all())
 
 
-def kernel() -> Kernel | None:
-    """The compiled kernel, or ``None`` (numba missing, ``BB_ROBOT_KERNEL=numpy``, or loading failed)."""
+_mode: list[str] = []  # the chosen mode, once read or chosen
+_loaded: list[Kernels | None] = []  # empty until the kernels are first needed
+
+
+def choose(mode: str) -> None:
+    """Choose for this process where compiled code is used: ``auto``, ``batch`` or ``numpy`` (see :data:`MODES`).
+
+    Overrides ``BB_ROBOT_KERNEL``.  Raises :class:`ValueError` naming the modes for another value.
+    """
+    if mode not in MODES:
+        raise ValueError(f"kernel mode {mode!r}: expected one of {', '.join(MODES)}")
+    _mode[:] = [mode]
+
+
+def default_mode(mode: str) -> None:
+    """Choose ``mode`` for this process unless ``BB_ROBOT_KERNEL`` chooses one; see :func:`choose`."""
+    if not os.environ.get(ENVIRONMENT, "").strip():
+        choose(mode)
+
+
+def mode() -> str:
+    """The mode in force: the one chosen, else ``BB_ROBOT_KERNEL``, else ``auto``."""
+    if not _mode:
+        value = os.environ.get(ENVIRONMENT, "auto").strip().lower() or "auto"
+        if value not in MODES:
+            _log.warning("%s=%r is not one of %s; using 'auto'", ENVIRONMENT, value, ", ".join(MODES))
+            value = "auto"
+        _mode.append(value)
+    return _mode[0]
+
+
+def kernels(batch: int) -> Kernels | None:
+    """The compiled kernels for a call on ``batch`` configurations (0: one configuration given as a vector).
+
+    ``None`` when the mode leaves such a call to Python, or numba is missing or failed to load.
+    """
+    chosen = mode()
+    if chosen == "numpy" or (chosen == "batch" and batch < MIN_BATCH):
+        return None
     if not _loaded:
         _loaded.append(_load())
     return _loaded[0]
 
 
-def _load() -> Kernel | None:
-    choice = os.environ.get(ENVIRONMENT, "auto").strip().lower()
-    if choice == "numpy":
-        return None
-    if choice not in ("auto", ""):
-        _log.warning("%s=%r is neither 'auto' nor 'numpy'; using 'auto'", ENVIRONMENT, choice)
+def _load() -> Kernels | None:
     try:
-        from bb_robot.model._frames_numba import fill_frames
+        from bb_robot.model import _frames_numba
     except ModuleNotFoundError as error:
-        if error.name in ("numba", "llvmlite"):  # not installed: the numpy path, quietly
+        if error.name in ("numba", "llvmlite"):  # not installed: the pure-Python paths, quietly
             return None
-        _log.warning("numba could not load the batch kernel (%s); using numpy", error)
+        _log.warning("numba could not load the kinematics kernels (%s); using Python", error)
         return None
-    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the numpy path still works
-        _log.warning("numba could not load the batch kernel (%s: %s); using numpy", type(error).__name__, error)
+    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
+        _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
         return None
-    function: Kernel = fill_frames
-    return function
+    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration)
 
 
-def frames(function: Kernel, prog: Program, batch: Matrix) -> Matrix:
+def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
     """Return the poses ``(B, count, 4, 4)`` (C-contiguous) of configurations ``batch`` ``(B, arity)``.
 
     ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).
@@ -177,5 +223,15 @@ def frames(function: Kernel, prog: Program, batch: Matrix) -> Matrix:
         values += prog.offsets
     cos, sin = sincos(values)
     out = np.empty((batch.shape[0], prog.count, 16))
-    function(prog.root, prog.ints, prog.constants, values, cos, sin, out)
+    functions.fill_frames(prog.code, values, cos, sin, out)
     return out.reshape(batch.shape[0], prog.count, 4, 4)
+
+
+def one(functions: Kernels, prog: Program, q: Matrix, index: int = -1) -> Matrix | None:
+    """Return the poses ``(count, 4, 4)`` of configuration ``q``, or frame ``index``'s ``(4, 4)``.
+
+    ``q`` must be a C-contiguous float64 vector of the program's arity.  Returns
+    ``None`` when it has a non-finite value (the caller's checks then say which).
+    """
+    out = np.empty((prog.count, 4, 4) if index < 0 else (4, 4))
+    return out if functions.one_configuration(prog.code, q, prog.work, out, index) else None

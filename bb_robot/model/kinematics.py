@@ -26,6 +26,7 @@ from bb_robot.model.batch import (
     Step,
     apply_step,
     as_batch,
+    contiguous_vector,
     empty_frames,
     make_step,
     one_configuration,
@@ -33,7 +34,7 @@ from bb_robot.model.batch import (
 from bb_robot.model.errors import InvalidJointValue
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
-from bb_robot.model.unrolled import Unrolled, as_array, unrolled_frames
+from bb_robot.model.unrolled import Unrolled, unrolled_frames
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class ForwardKinematics:
         link_index = {name: i for i, name in enumerate(self.link_names)}
         self._steps = tuple(self._step(j, link_index) for j in order)
         self._unrolled: Unrolled | None | bool = False  # built on the first one-configuration call
-        self._compiled: compiled.Program | None = None  # built on the first large batch
+        self._compiled: compiled.Program | None = None  # built on the first compiled call
 
     def _one(self) -> Unrolled | None:
         """The straight-line function of one configuration (:mod:`bb_robot.model.unrolled`), built once."""
@@ -88,7 +89,7 @@ class ForwardKinematics:
         return self._unrolled
 
     def _program(self) -> compiled.Program:
-        """The steps laid out for the compiled batch kernel (:mod:`bb_robot.model.compiled`), built once."""
+        """The steps packed for compiled code (:mod:`bb_robot.model.compiled`), built once."""
         if self._compiled is None:
             motions = [Motion(s.step, s.coordinate, s.multiplier, s.offset) for s in self._steps]
             self._compiled = compiled.program(np.eye(4), len(self.link_names), motions, len(self.joint_names))
@@ -127,21 +128,27 @@ class ForwardKinematics:
 
         ``q`` has shape ``(n,)`` or ``(batch, n)`` with ``n = len(joint_names)``;
         the result has shape ``(n_links, 4, 4)`` or ``(batch, n_links, 4, 4)``,
-        links in :attr:`link_names` order.  A batch of at least
-        :data:`bb_robot.model.compiled.MIN_BATCH` configurations is computed by
-        the compiled kernel when numba is installed (a C-contiguous result);
-        otherwise by numpy (a strided view of batch-last storage:
-        ``np.ascontiguousarray`` it if you need contiguous memory).  Raises :class:`InvalidJointValue` for
-        a wrong (or ragged) shape, a value that is not a number, or a non-finite value.
+        links in :attr:`link_names` order.  With numba installed the result
+        comes from compiled code (:mod:`bb_robot.model.compiled`; a
+        C-contiguous array); otherwise from generated Python for one
+        configuration or numpy for a batch (then a strided view of batch-last
+        storage: ``np.ascontiguousarray`` it if you need contiguous memory).
+        Raises :class:`InvalidJointValue` for a wrong (or ragged) shape, a
+        value that is not a number, or a non-finite value.
         """
-        values = one_configuration(q, len(self.joint_names))
+        n = len(self.joint_names)
+        if contiguous_vector(q, n) and (functions := compiled.kernels(0)) is not None:
+            poses = compiled.one(functions, self._program(), q)
+            if poses is not None:
+                return poses
+        values = one_configuration(q, n)
         if values is not None and (function := self._one()) is not None:
-            return as_array(function(values), -1, 4, 4)
+            return function(values)
         batch, single = as_batch(self.robot.name, q, self.joint_names)
         if single and (function := self._one()) is not None:
-            return as_array(function(batch[0].tolist()), -1, 4, 4)
-        if batch.shape[0] >= compiled.MIN_BATCH and (kernel := compiled.kernel()) is not None:
-            return compiled.frames(kernel, self._program(), batch)
+            return function(batch[0].tolist())
+        if not single and (functions := compiled.kernels(batch.shape[0])) is not None:
+            return compiled.frames(functions, self._program(), batch)
         # Batch-last layout (bb_robot.model.batch): frames[link, i, k, :] is one
         # contiguous row over the batch, so the product with a joint's constant
         # block is three small matrix multiplies and the angle terms are

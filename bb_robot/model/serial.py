@@ -51,6 +51,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.hooks import Hook
+from bb_robot.model import compiled
 from bb_robot.model.batch import (
     FIXED,
     PRISMATIC,
@@ -59,6 +60,7 @@ from bb_robot.model.batch import (
     Step,
     apply_step,
     as_batch,
+    contiguous_vector,
     empty_frames,
     make_step,
     one_configuration,
@@ -74,7 +76,7 @@ from bb_robot.model.errors import (
 from bb_robot.model.geometry import Vec3
 from bb_robot.model.robot import Joint, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
-from bb_robot.model.unrolled import Unrolled, as_array, unrolled_frames, unrolled_jacobian
+from bb_robot.model.unrolled import Unrolled, unrolled_frames, unrolled_jacobian
 
 
 class UrdfLoader(Protocol):
@@ -367,6 +369,8 @@ class SerialManipulator:
         a wrong shape or a non-finite value.
         """
         n = self.dof
+        if (frames := self._compiled(q, -1)) is not None:
+            return SerialPoses(frames[self._links], frames[self._joint_frames], frames[self._tip])
         batch, values = self._input(q)
         if values is not None:
             poses = self._one("forward", values)  # links, joint frames, tip
@@ -376,6 +380,8 @@ class SerialManipulator:
 
     def link_poses(self, q: npt.ArrayLike) -> Matrix:
         """Return the poses of :attr:`link_names` in ``W``: shape ``(n + 1, 4, 4)`` or ``(B, n + 1, 4, 4)``."""
+        if (frames := self._compiled(q, -1)) is not None:
+            return frames[self._links]
         batch, values = self._input(q)
         if values is not None:
             return self._one("forward", values)[: self.dof + 1]
@@ -389,13 +395,15 @@ class SerialManipulator:
         effector relative to the tip frame: the result is ``W_T_E · offset``.
         Batched results are strided views (``np.ascontiguousarray`` them if needed).
         """
-        values = one_configuration(q, self.dof)  # the common case first: one float64 row
-        if values is not None and (function := self._unrolled("tip")) is not None:
-            pose: Matrix = as_array(function(values), 4, 4)
+        values = None
+        if (compiled_pose := self._compiled(q, self._tip)) is not None:  # the common case first: one row
+            pose: Matrix = compiled_pose
+        elif (values := one_configuration(q, self.dof)) is not None and (function := self._unrolled("tip")) is not None:
+            pose = function(values)
         else:
             batch, values = self._input(q)
             if values is not None:
-                pose = self._one("tip", values)[0]
+                pose = self._one("tip", values)
             else:
                 pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
         if offset is None:
@@ -424,14 +432,14 @@ class SerialManipulator:
         if link is None and offset is None:  # the common case first: the end effector, one float64 row
             values = one_configuration(q, self.dof)
             if values is not None and (function := self._unrolled("jacobian")) is not None:
-                return as_array(function(values), 6, self.dof)
+                return function(values)
         columns, frame = self._jacobian_target(link)
         point = None if offset is None else _offset_matrix(self.robot_name, offset)[:3, 3]
         batch, values = self._input(q)
         if values is not None and frame is None and point is None:
             function = self._unrolled("jacobian")
             if function is not None:
-                return as_array(function(values), 6, self.dof)
+                return function(values)
         if batch.shape[0] == 1 and values is not None:  # other targets: the batched code on one row
             return np.ascontiguousarray(self._jacobian_batch(batch, columns, frame, point)[0])
         return self._jacobian_batch(batch, columns, frame, point)
@@ -488,6 +496,7 @@ class SerialManipulator:
         self._steps = tuple(steps)
         self._frame_count = count
         self._generated: dict[str, Unrolled | None] = {}  # one-configuration code, built on first use
+        self._program: compiled.Program | None = None  # compiled code's program, built on first use
 
     def _frames(self, batch: Matrix) -> Matrix:
         """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
@@ -521,18 +530,36 @@ class SerialManipulator:
             else:
                 outputs = [*frames[self._links], *frames[self._joint_frames], self._tip]
                 outputs = [self._tip] if what == "tip" else outputs
-                function = unrolled_frames(self.base_pose, len(frames), motions, self.dof, outputs)
+                function = unrolled_frames(
+                    self.base_pose, len(frames), motions, self.dof, outputs, single=what == "tip"
+                )
             self._generated[what] = function
         return self._generated[what]
 
+    def _compiled(self, q: npt.ArrayLike, index: int) -> Matrix | None:
+        """Frame ``index``'s pose (every frame's for -1) by compiled code (:mod:`bb_robot.model.compiled`).
+
+        ``None`` unless ``q`` is one C-contiguous float64 configuration, compiled code is in use
+        for one configuration, and ``q`` is finite; the caller then takes the Python paths.
+        """
+        if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:
+            return None
+        if self._program is None:
+            motions = [Motion(step, coordinate) for step, coordinate in self._steps]
+            self._program = compiled.program(self.base_pose, self._frame_count, motions, self.dof)
+        return compiled.one(functions, self._program, q, index)
+
     def _one(self, what: str, values: list[float]) -> Matrix:
-        """The poses ``(k, 4, 4)`` of one configuration that ``_unrolled(what)`` gives (batched code if none)."""
+        """The poses of one configuration that ``_unrolled(what)`` gives (batched code if none).
+
+        ``(k, 4, 4)`` for ``"forward"``, ``(4, 4)`` for ``"tip"``.
+        """
         function = self._unrolled(what)
         if function is not None:
-            return as_array(function(values), -1, 4, 4)
+            return function(values)
         frames = self._frames(np.array([values]))[..., 0]
         if what == "tip":
-            return np.ascontiguousarray(frames[None, self._tip])
+            return np.ascontiguousarray(frames[self._tip])
         return np.concatenate([frames[self._links], frames[self._joint_frames], frames[None, self._tip]])
 
     def _jacobian_target(self, link: str | None) -> tuple[int, int | None]:

@@ -12,6 +12,8 @@ import rclpy
 from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 
+from bb_robot.model import compiled
+
 
 def spin_node(
     make_node: Callable[[], Node],
@@ -30,6 +32,7 @@ def spin_node(
     Returns:
         The exit status: 0, or 1 when the node could not start.
     """
+    compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=None if args is None else list(args))
     node: Node | None = None
     try:

@@ -511,8 +511,6 @@ class UrdfElements:
         return element
 
 
-
-
 def _is_positive_zero(value: float) -> bool:
     return value == 0.0 and math.copysign(1.0, value) > 0.0
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -76,3 +77,15 @@ def rover() -> Robot:
 @pytest.fixture(scope="session")
 def tree() -> Robot:
     return rover()
+
+
+@pytest.fixture(autouse=True)
+def _kernel_mode_from_the_environment() -> Iterator[None]:
+    """Each test starts with bb_robot.model.compiled's mode unchosen (read from BB_ROBOT_KERNEL):
+    a test that runs the command line in-process chooses ``batch`` for the rest of the process."""
+    from bb_robot.model import compiled
+
+    saved = list(compiled._mode)
+    compiled._mode.clear()
+    yield
+    compiled._mode[:] = saved

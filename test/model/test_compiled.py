@@ -70,23 +70,24 @@ EVERY_STEP = """<robot name="every_step">
 """
 
 
-def _kernel() -> compiled.Kernel:
-    function = compiled.kernel()
-    if function is None:
-        pytest.skip("numba is not installed (requirements/python.txt): the compiled batch kernel is not available")
-    return function
+def _require_kernels() -> None:
+    compiled.choose("auto")
+    if compiled.kernels(0) is None:
+        pytest.skip("numba is not installed (requirements/python.txt): no compiled kinematics to test")
 
 
 def _three_ways(fk: ForwardKinematics, batch: np.ndarray, monkeypatch: Any) -> tuple[np.ndarray, ...]:
-    """The kernel's, the numpy path's and the generated code's poses of ``batch``."""
-    _kernel()
-    monkeypatch.setattr(compiled, "MIN_BATCH", 1)
+    """The poses of ``batch`` from compiled code (batched, and one configuration at a time), the
+    numpy path and the generated code."""
+    _require_kernels()
+    monkeypatch.setattr(compiled, "_mode", ["auto"])
     kernel = fk.compute(batch)
-    monkeypatch.setattr(compiled, "MIN_BATCH", 10**9)
+    one_at_a_time = np.array([fk.compute(np.ascontiguousarray(q)) for q in batch])
+    monkeypatch.setattr(compiled, "_mode", ["numpy"])
     numpy_path = fk.compute(batch)
-    monkeypatch.undo()
     generated = np.array([fk.compute(q) for q in batch])
-    return kernel, numpy_path, generated
+    monkeypatch.undo()
+    return kernel, one_at_a_time, numpy_path, generated
 
 
 def _configurations(fk: ForwardKinematics, count: int, seed: int) -> np.ndarray:
@@ -100,9 +101,11 @@ def _configurations(fk: ForwardKinematics, count: int, seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(lower, upper, (count, len(fk.joint_names)))
 
 
-def _assert_agree(label: str, kernel: np.ndarray, numpy_path: np.ndarray, generated: np.ndarray) -> None:
+def _assert_agree(
+    label: str, kernel: np.ndarray, one: np.ndarray, numpy_path: np.ndarray, generated: np.ndarray
+) -> None:
     scale = max(1.0, float(np.abs(generated).max()))
-    for name, poses in (("kernel", kernel), ("numpy path", numpy_path)):
+    for name, poses in (("batch kernel", kernel), ("one-configuration kernel", one), ("numpy path", numpy_path)):
         worst = float(np.abs(poses - generated).max())
         assert worst <= TOL * scale, f"{label}: the {name} differs from the generated code by {worst:.3g}"
 
@@ -110,15 +113,16 @@ def _assert_agree(label: str, kernel: np.ndarray, numpy_path: np.ndarray, genera
 def test_every_kind_of_step_agrees_three_ways(monkeypatch: Any) -> None:
     fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
     assert fk.held_joints == ("loose",) and set(fk.mimic_joints) == {"finger_mirror", "wrist_mimic"}
-    kinds = set(fk._program().ints[:, 0].tolist())
+    kinds = set(fk._program().kinds)
     assert kinds == {0, 1, 2, 3, 4, 5}, f"the hand-made robot no longer covers every step kind: {sorted(kinds)}"
     assert not fk._program().direct  # mimic joints: values are computed from q, not q itself
     batch = _configurations(fk, 64, seed=5)
     batch[0] = 0.0
     batch[1] = [3.0, -3.0, math.pi, 0.5, 0.04]  # at and past ±π, where tan(v/2) is large
-    kernel, numpy_path, generated = _three_ways(fk, batch, monkeypatch)
-    assert kernel.shape == (64, len(fk.link_names), 4, 4) and kernel.flags.c_contiguous
-    _assert_agree("every_step", kernel, numpy_path, generated)
+    results = _three_ways(fk, batch, monkeypatch)
+    assert results[0].shape == (64, len(fk.link_names), 4, 4) and results[0].flags.c_contiguous
+    _assert_agree("every_step", *results)
+    kernel = results[0]
     np.testing.assert_array_equal(kernel[:, :, 3], np.broadcast_to([0.0, 0.0, 0.0, 1.0], kernel[:, :, 3].shape))
 
 
@@ -129,20 +133,25 @@ LOADABLE = [p for p in example_robot_data_urdfs() if robot_label(p).split(":", 1
 @pytest.mark.parametrize("path", LOADABLE, ids=robot_label)
 def test_kernel_agrees_on_every_example_robot(path: Path, monkeypatch: Any) -> None:
     fk = ForwardKinematics(load_urdf(path))
-    kernel, numpy_path, generated = _three_ways(fk, _configurations(fk, 40, seed=11), monkeypatch)
-    _assert_agree(robot_label(path), kernel, numpy_path, generated)
+    _assert_agree(robot_label(path), *_three_ways(fk, _configurations(fk, 40, seed=11), monkeypatch))
 
 
 def test_a_bad_batch_is_refused_before_the_kernel_runs(monkeypatch: Any) -> None:
     fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
-    _kernel()
-    monkeypatch.setattr(compiled, "MIN_BATCH", 1)
+    _require_kernels()
+    monkeypatch.setattr(compiled, "_mode", ["auto"])
     batch = _configurations(fk, 32, seed=2)
     batch[7, 3] = math.nan
     with pytest.raises(InvalidJointValue, match="slide"):
         fk.compute(batch)
+    with pytest.raises(InvalidJointValue, match="slide"):
+        fk.compute(batch[7].copy())  # one configuration: the compiled code finds it, as_batch names it
+    with pytest.raises(InvalidJointValue, match="spin"):
+        fk.compute(np.array([math.inf, 0, 0, 0, 0]))
     with pytest.raises(InvalidJointValue, match=r"expected 5 joint values"):
         fk.compute(np.zeros((32, 4)))
+    with pytest.raises(InvalidJointValue, match=r"expected 5 joint values"):
+        fk.compute(np.zeros(4))
 
 
 def _fresh_interpreter(code: str, **environment: str) -> dict[str, Any]:
@@ -162,29 +171,58 @@ from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.urdf.builder import build_robot
 from bb_robot.urdf.parser import parse_string
 fk = ForwardKinematics(build_robot(parse_string({EVERY_STEP!r})))
+before = "numba" in sys.modules
 fk.compute(np.zeros(5))
+single = "numba" in sys.modules
 fk.compute(np.zeros((3, 5)))
 small = "numba" in sys.modules
 large = fk.compute(np.linspace(-1, 1, 5 * 64).reshape(64, 5))
 from bb_robot.model import compiled
-kernel = compiled.kernel() is not None
-print(json.dumps({{"small": small, "large": "numba" in sys.modules, "kernel": kernel, "poses": large.tolist()}}))
+kernel = compiled.kernels(64) is not None
+print(json.dumps({{"before": before, "single": single, "small": small, "large": "numba" in sys.modules,
+                  "kernel": kernel, "poses": large.tolist()}}))
 """
 
 
-def test_numba_is_loaded_only_for_a_large_batch() -> None:
-    _kernel()
+def test_by_default_compiled_code_is_loaded_on_first_use() -> None:
+    _require_kernels()
     result = _fresh_interpreter(_LOADING)
-    assert result == {**result, "small": False, "large": True, "kernel": True}
+    assert result == {**result, "before": False, "single": True, "kernel": True}
 
 
-def test_the_numpy_path_when_chosen_or_when_numba_fails() -> None:
-    _kernel()
+def test_batch_mode_loads_numba_for_a_large_batch_only() -> None:
+    _require_kernels()
+    result = _fresh_interpreter(_LOADING, BB_ROBOT_KERNEL="batch")
+    assert result == {**result, "single": False, "small": False, "large": True, "kernel": True}
+
+
+def test_the_python_paths_when_chosen_or_when_numba_fails() -> None:
+    _require_kernels()
     default = _fresh_interpreter(_LOADING)
     chosen = _fresh_interpreter(_LOADING, BB_ROBOT_KERNEL="numpy")
-    assert chosen == {**chosen, "small": False, "large": False, "kernel": False}
-    # numba present but failing to import: the loader logs it and takes the numpy path.
+    assert chosen == {**chosen, "single": False, "small": False, "large": False, "kernel": False}
+    # numba present but failing to import: the loader takes the Python paths.
     broken = _fresh_interpreter("import sys; sys.modules['numba'] = None\n" + _LOADING)
     assert broken["kernel"] is False
     for other in (chosen, broken):
         np.testing.assert_allclose(np.array(other["poses"]), np.array(default["poses"]), atol=TOL, rtol=0)
+
+
+def test_the_command_line_keeps_one_configuration_in_python(tmp_path: Path) -> None:
+    _require_kernels()
+    urdf = tmp_path / "every_step.urdf"
+    urdf.write_text(EVERY_STEP)
+    code = (
+        "import json, sys\n"
+        "from bb_robot.cli.main import main\n"
+        f"status = main(['fk', {str(urdf)!r}, '--joint', 'spin=0.5', '--json'])\n"
+        "print(json.dumps({'status': status, 'numba': 'numba' in sys.modules}))\n"
+    )
+    assert _fresh_interpreter(code) == {"status": 0, "numba": False}
+    # An explicit choice wins over the command line's default.
+    assert _fresh_interpreter(code, BB_ROBOT_KERNEL="auto") == {"status": 0, "numba": True}
+
+
+def test_a_mode_that_does_not_exist() -> None:
+    with pytest.raises(ValueError, match="auto, batch, numpy"):
+        compiled.choose("fast")

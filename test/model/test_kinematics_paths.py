@@ -150,24 +150,27 @@ def test_every_path_of_forward_kinematics_matches_pinocchio(label: str, tmp_path
     data = model.createData()
     frames = [model.getFrameId(link, pin.BODY) for link in fk.link_names]
     configurations = _sample(*_fk_limits(fk), seed=3)
-    monkeypatch.setattr(compiled, "MIN_BATCH", 10**9)  # the numpy batch path
+    monkeypatch.setattr(compiled, "_mode", ["numpy"])  # the numpy batch path and the generated code
     batch = fk.compute(configurations)
-    monkeypatch.undo()
-    if compiled.kernel() is None:
-        pytest.skip("numba is not installed (requirements/python.txt): the compiled batch kernel is not available")
-    monkeypatch.setattr(compiled, "MIN_BATCH", 1)  # the compiled kernel
+    generated_poses = [fk.compute(q) for q in configurations]
+    monkeypatch.setattr(compiled, "_mode", ["auto"])  # compiled code
+    if compiled.kernels(0) is None:
+        pytest.skip("numba is not installed (requirements/python.txt): no compiled kinematics to test")
     kernel_batch = fk.compute(configurations)
+    kernel_one = [fk.compute(np.ascontiguousarray(q)) for q in configurations]
     monkeypatch.undo()
     for k, q in enumerate(configurations):
         pin.forwardKinematics(model, data, _pin_q(model, fk, q))
         pin.updateFramePlacements(model, data)
         expected = np.array([data.oMf[f].homogeneous for f in frames])
-        generated = fk.compute(q)
+        generated = generated_poses[k]
         assert generated.flags.writeable and generated.flags.c_contiguous
+        assert kernel_one[k].flags.writeable and kernel_one[k].flags.c_contiguous
         for name, poses in (
             ("generated", generated),
             ("batched", batch[k]),
-            ("compiled kernel", kernel_batch[k]),
+            ("compiled, batched", kernel_batch[k]),
+            ("compiled, one configuration", kernel_one[k]),
             ("numpy, one row", numpy_only.compute(q)),
         ):
             worst = float(np.abs(poses - expected).max())
@@ -200,13 +203,21 @@ def test_every_path_of_the_serial_model_matches_pinocchio(
         pose = data.oMf[tip_frame].homogeneous
         links = np.array([data.oMf[f].homogeneous for f in link_frames])
         jacobian = pin.computeFrameJacobian(model, data, pin_q, tip_frame, pin.LOCAL_WORLD_ALIGNED)[:, columns]
-        for name, model_ in (("generated", chain), ("numpy, one row", numpy_only)):
+        for name, model_, mode in (
+            ("compiled", chain, "auto"),
+            ("generated", chain, "numpy"),
+            ("numpy, one row", numpy_only, "numpy"),
+        ):
+            monkeypatch.setattr(compiled, "_mode", [mode])
+            if mode == "auto" and compiled.kernels(0) is None:
+                pytest.skip("numba is not installed (requirements/python.txt): no compiled kinematics to test")
             np.testing.assert_allclose(model_.end_effector_pose(q), pose, atol=TOL, rtol=0, err_msg=name)
             np.testing.assert_allclose(model_.jacobian(q), jacobian, atol=TOL, rtol=0, err_msg=name)
             np.testing.assert_allclose(model_.link_poses(q), links, atol=TOL, rtol=0, err_msg=name)
             poses = model_.forward(q)
             np.testing.assert_allclose(poses.links, links, atol=TOL, rtol=0, err_msg=name)
             np.testing.assert_allclose(poses.end_effector, pose, atol=TOL, rtol=0, err_msg=name)
+            monkeypatch.undo()
         np.testing.assert_allclose(batch_pose[k], pose, atol=TOL, rtol=0)
         np.testing.assert_allclose(batch_jacobian[k], jacobian, atol=TOL, rtol=0)
         np.testing.assert_allclose(batch_links[k], links, atol=TOL, rtol=0)
