@@ -31,29 +31,44 @@ _HEADER, _ROOT, _STEP = 3, 12, 38
 
 
 @numba.njit(inline="always", boundscheck=False)
-def _forward(code: np.ndarray, o: np.ndarray, v: np.ndarray, cos: np.ndarray, sin: np.ndarray) -> None:
-    """Write every frame of one configuration into ``o`` ``(count, 16)`` from slot values, cosines, sines."""
-    count = int(code[0])
+def _decode(code: np.ndarray) -> np.ndarray:
+    """The steps' integers (kind, parent, child, slot, i, j, k), converted once per call."""
     steps = int(code[1])
-    for f in range(count):
-        o[f, 12] = 0.0
-        o[f, 13] = 0.0
-        o[f, 14] = 0.0
-        o[f, 15] = 1.0
-    for e in range(12):
-        o[0, e] = code[_HEADER + e]
+    ints = np.empty((steps, 7), dtype=np.int64)
     for s in range(steps):
         base = _HEADER + _ROOT + _STEP * s
-        kind = int(code[base])
-        p = o[int(code[base + 1])]
-        h = o[int(code[base + 2])]
-        slot = int(code[base + 3])
+        for e in range(7):
+            ints[s, e] = int(code[base + e])
+    return ints
+
+
+@numba.njit(inline="always", boundscheck=False)
+def _forward(
+    code: np.ndarray, ints: np.ndarray, o: np.ndarray, v: np.ndarray, cos: np.ndarray, sin: np.ndarray
+) -> None:
+    """Write every frame of one configuration into ``o`` ``(count, 16)`` from slot values, cosines, sines."""
+    for e in range(12):
+        o[0, e] = code[_HEADER + e]
+    o[0, 12] = 0.0
+    o[0, 13] = 0.0
+    o[0, 14] = 0.0
+    o[0, 15] = 1.0
+    for s in range(ints.shape[0]):
+        kind = ints[s, 0]
+        p = o[ints[s, 1]]
+        h = o[ints[s, 2]]
+        slot = ints[s, 3]
+        base = _HEADER + _ROOT + _STEP * s
         k = code[base + 7 : base + _STEP]
+        h[12] = 0.0
+        h[13] = 0.0
+        h[14] = 0.0
+        h[15] = 1.0
         if kind == _AXIS or kind == _REVOLUTE_AXIS:
             # (P · R) · Rot(sign·e_k, v): columns i, j of P·R mix, column k stays.
-            i = int(code[base + 4])
-            j = int(code[base + 5])
-            c = int(code[base + 6])
+            i = ints[s, 4]
+            j = ints[s, 5]
+            c = ints[s, 6]
             cv = cos[slot]
             sv = sin[slot] * k[30]
             for r in range(3):
@@ -125,8 +140,9 @@ def fill_frames(
         sin: ``(B, slots)``: sines of ``values``.
         out: The frames, each ``[R | t]`` then the bottom row ``0 0 0 1``.
     """
+    ints = _decode(code)
     for b in range(out.shape[0]):
-        _forward(code, out[b], values[b], cos[b], sin[b])
+        _forward(code, ints, out[b], values[b], cos[b], sin[b])
 
 
 @numba.njit(cache=True, boundscheck=False)
@@ -160,11 +176,12 @@ def one_configuration(
         v[s] = x
         cos[s] = math.cos(x)
         sin[s] = math.sin(x)
+    ints = _decode(code)
     if index < 0:
-        _forward(code, out.reshape(count, 16), v, cos, sin)
+        _forward(code, ints, out.reshape(count, 16), v, cos, sin)
         return True
     frames = work[3 * slots : 3 * slots + 16 * count].reshape(count, 16)
-    _forward(code, frames, v, cos, sin)
+    _forward(code, ints, frames, v, cos, sin)
     flat = out.reshape(16)
     for e in range(16):
         flat[e] = frames[index, e]
