@@ -405,8 +405,7 @@ def report(node_run: NodeRun, sampling_run: NodeRun, backend_run: BackendRun, qu
         "",
         f"Run {_common.timestamp()} ({'quick run: shorter runs' if quick else 'full run'}).",
         "",
-        f"Machine (before the run): {machine}; loop thread "
-        f"{node_run.scheduling or '—'}.",
+        f"Machine (before the run): {machine}; loop thread {node_run.scheduling or '—'}.",
         "",
         "Gazebo is the C++ world peer of the tests (ign-transport 11 = gz-transport 13 on the wire) playing "
         "the seed's UR3e world (six `cmd_pos` topics, `gz.msgs.Model` joint states at 500 Hz); the driver "

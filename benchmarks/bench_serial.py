@@ -33,6 +33,7 @@ import _common  # noqa: E402  (puts the repository root and test/ on sys.path)
 import numpy as np  # noqa: E402
 from helpers.pinocchio_configuration import pin_configuration  # noqa: E402
 
+from bb_robot.model import compiled  # noqa: E402
 from bb_robot.model.serial import SerialManipulator  # noqa: E402
 
 try:
@@ -58,6 +59,20 @@ def _each(function: Callable[[np.ndarray], object], rows: list[np.ndarray]) -> C
     def run() -> None:
         for row in rows:
             function(row)
+
+    return run
+
+
+def _each_in_python(function: Callable[[np.ndarray], object], rows: list[np.ndarray]) -> Callable[[], None]:
+    """One run without compiled code (``BB_ROBOT_KERNEL=numpy``: what the nodes and the command line run)."""
+    each = _each(function, rows)
+
+    def run() -> None:
+        compiled.choose("numpy")
+        try:
+            each()
+        finally:
+            compiled.choose("auto")
 
     return run
 
@@ -99,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
         "ours: end_effector_pose": _each(chain.end_effector_pose, rows),
         "ours: forward (all frames)": _each(chain.forward, rows),
         "ours: jacobian": _each(chain.jacobian, rows),
+        "Python: end_effector_pose": _each_in_python(chain.end_effector_pose, rows),
+        "Python: forward (all frames)": _each_in_python(chain.forward, rows),
+        "Python: jacobian": _each_in_python(chain.jacobian, rows),
     }
     ours_batch: dict[str, Callable[[], object]] = {
         "ours: end_effector_pose": lambda: chain.end_effector_pose(configurations),
@@ -175,8 +193,10 @@ def main(argv: list[str] | None = None) -> int:
         [
             "end-effector pose",
             cost("ours: end_effector_pose"),
+            cost("Python: end_effector_pose"),
             cost("pin: fk+frames"),
             ratio("ours: end_effector_pose", "pin: fk+frames", single),
+            ratio("Python: end_effector_pose", "pin: fk+frames", single),
             per("ours: end_effector_pose"),
             per("pin: fk+frames"),
             ratio("pin: fk+frames", "ours: end_effector_pose", batched),
@@ -184,8 +204,10 @@ def main(argv: list[str] | None = None) -> int:
         [
             "all chain frames (`forward`)",
             cost("ours: forward (all frames)"),
+            cost("Python: forward (all frames)"),
             cost("pin: fk+frames"),
             ratio("ours: forward (all frames)", "pin: fk+frames", single),
+            ratio("Python: forward (all frames)", "pin: fk+frames", single),
             per("ours: forward (all frames)"),
             per("pin: fk+frames"),
             ratio("pin: fk+frames", "ours: forward (all frames)", batched),
@@ -193,8 +215,10 @@ def main(argv: list[str] | None = None) -> int:
         [
             "geometric Jacobian (6×7)",
             cost("ours: jacobian"),
+            cost("Python: jacobian"),
             cost("pin: computeFrameJacobian"),
             ratio("ours: jacobian", "pin: computeFrameJacobian", single),
+            ratio("Python: jacobian", "pin: computeFrameJacobian", single),
             per("ours: jacobian"),
             per("pin: computeFrameJacobian"),
             ratio("pin: computeFrameJacobian", "ours: jacobian", batched),
@@ -214,7 +238,10 @@ def main(argv: list[str] | None = None) -> int:
         "",
         f"Arm: `corpus:{ARM}`, `SerialManipulator.from_urdf(path, tip='{TIP}')`: "
         f"{chain.dof} revolute joints, base `{chain.base_link}`, tip `{chain.tip_link}`.  "
-        "*ours* (one) is a call with `q` of shape (7,); *ours* (batched) one call with `Q` of "
+        "*ours* (one) is a call with `q` of shape (7,) as a user gets it (compiled code, "
+        "`bb_robot.model.compiled`, for the pose and the frames; generated Python for the Jacobian); "
+        "*ours, Python* the same call without numba (`BB_ROBOT_KERNEL=numpy`, as the nodes and the "
+        "command line run it: generated Python, `bb_robot.model.unrolled`); *ours* (batched) one call with `Q` of "
         f"shape ({BATCH:,}, 7), cost per configuration.  Pinocchio: `forwardKinematics` + "
         "`updateFramePlacements` (every frame of the model), and `computeFrameJacobian(..., "
         "LOCAL_WORLD_ALIGNED)` (which runs the forward pass itself); batched, it is called in a "
@@ -230,8 +257,10 @@ def main(argv: list[str] | None = None) -> int:
             [
                 "quantity",
                 "ours (one)",
+                "ours, Python (one)",
                 "Pinocchio (one)",
                 "ours ÷ pin",
+                "Python ÷ pin",
                 f"ours ({BATCH:,}), per config",
                 "Pinocchio loop, per config",
                 "pin ÷ ours",
