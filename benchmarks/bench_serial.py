@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
         f"Arm: `corpus:{ARM}`, `SerialManipulator.from_urdf(path, tip='{TIP}')`: "
         f"{chain.dof} revolute joints, base `{chain.base_link}`, tip `{chain.tip_link}`.  "
         "*ours* (one) is a call with `q` of shape (7,) as a user gets it (compiled code, "
-        "`bb_robot.model.compiled`, for the pose and the frames; generated Python for the Jacobian); "
+        "`bb_robot.model.compiled`); "
         "*ours, Python* the same call without numba (`BB_ROBOT_KERNEL=numpy`, as the nodes and the "
         "command line run it: generated Python, `bb_robot.model.unrolled`); *ours* (batched) one call with `Q` of "
         f"shape ({BATCH:,}, 7), cost per configuration.  Pinocchio: `forwardKinematics` + "

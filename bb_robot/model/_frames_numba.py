@@ -145,6 +145,35 @@ def fill_frames(
         _forward(code, ints, out[b], values[b], cos[b], sin[b])
 
 
+@numba.njit(inline="always", boundscheck=False)
+def _one(code: np.ndarray, q: np.ndarray, work: np.ndarray, frames: np.ndarray) -> bool:
+    """Write every frame of configuration ``q`` into ``frames`` ``(count, 16)``; ``False`` if ``q`` is not finite."""
+    steps = int(code[1])
+    slots = int(code[2])
+    for x in q:
+        if not math.isfinite(x):
+            return False
+    table = _HEADER + _ROOT + _STEP * steps
+    v = work[0:slots]
+    cos = work[slots : 2 * slots]
+    sin = work[2 * slots : 3 * slots]
+    for s in range(slots):
+        x = q[int(code[table + 3 * s])] * code[table + 3 * s + 1] + code[table + 3 * s + 2]
+        v[s] = x
+        cos[s] = math.cos(x)
+        sin[s] = math.sin(x)
+    _forward(code, _decode(code), frames, v, cos, sin)
+    return True
+
+
+@numba.njit(inline="always", boundscheck=False)
+def _scratch_frames(code: np.ndarray, work: np.ndarray) -> np.ndarray:
+    """The part of ``work`` after the slot values that holds ``(count, 16)`` frames."""
+    count = int(code[0])
+    slots = int(code[2])
+    return work[3 * slots : 3 * slots + 16 * count].reshape(count, 16)
+
+
 @numba.njit(cache=True, boundscheck=False)
 def one_configuration(
     code: np.ndarray, q: np.ndarray, work: np.ndarray, out: np.ndarray, index: int
@@ -161,28 +190,59 @@ def one_configuration(
     Returns:
         Whether ``q`` was finite.
     """
-    for x in q:
-        if not math.isfinite(x):
-            return False
-    count = int(code[0])
-    steps = int(code[1])
-    slots = int(code[2])
-    table = _HEADER + _ROOT + _STEP * steps
-    v = work[0:slots]
-    cos = work[slots : 2 * slots]
-    sin = work[2 * slots : 3 * slots]
-    for s in range(slots):
-        x = q[int(code[table + 3 * s])] * code[table + 3 * s + 1] + code[table + 3 * s + 2]
-        v[s] = x
-        cos[s] = math.cos(x)
-        sin[s] = math.sin(x)
-    ints = _decode(code)
     if index < 0:
-        _forward(code, ints, out.reshape(count, 16), v, cos, sin)
-        return True
-    frames = work[3 * slots : 3 * slots + 16 * count].reshape(count, 16)
-    _forward(code, ints, frames, v, cos, sin)
-    flat = out.reshape(16)
-    for e in range(16):
-        flat[e] = frames[index, e]
+        return _one(code, q, work, out.reshape(int(code[0]), 16))
+    frames = _scratch_frames(code, work)
+    if not _one(code, q, work, frames):
+        return False
+    out.reshape(16)[:] = frames[index]
+    return True
+
+
+@numba.njit(cache=True, boundscheck=False)
+def jacobian(
+    code: np.ndarray, spec: np.ndarray, q: np.ndarray, work: np.ndarray, out: np.ndarray
+) -> bool:  # pragma: no cover - compiled; tested through bb_robot.model.compiled
+    """Write the 6×n geometric Jacobian of configuration ``q`` into ``out``; ``False`` if ``q`` is not finite.
+
+    Args:
+        code: The packed program.
+        spec: The frame whose origin the Jacobian is for, then per column the frame whose +z is
+            the joint axis and 1 for a prismatic joint (0 revolute).
+        q: The configuration, C-contiguous.
+        work: As :func:`one_configuration`.
+        out: ``(6, n)``: rows ``vx, vy, vz, wx, wy, wz`` in the frame of the root.
+
+    Returns:
+        Whether ``q`` was finite.
+    """
+    frames = _scratch_frames(code, work)
+    if not _one(code, q, work, frames):
+        return False
+    target = frames[int(spec[0])]
+    px = target[3]
+    py = target[7]
+    pz = target[11]
+    for c in range(out.shape[1]):
+        f = frames[int(spec[1 + 2 * c])]
+        ax = f[2]
+        ay = f[6]
+        az = f[10]
+        if spec[2 + 2 * c] != 0.0:  # prismatic: [z; 0]
+            out[0, c] = ax
+            out[1, c] = ay
+            out[2, c] = az
+            out[3, c] = 0.0
+            out[4, c] = 0.0
+            out[5, c] = 0.0
+        else:  # revolute: [z × (p − o); z]
+            dx = px - f[3]
+            dy = py - f[7]
+            dz = pz - f[11]
+            out[0, c] = ay * dz - az * dy
+            out[1, c] = az * dx - ax * dz
+            out[2, c] = ax * dy - ay * dx
+            out[3, c] = ax
+            out[4, c] = ay
+            out[5, c] = az
     return True

@@ -64,6 +64,7 @@ class Kernels:
 
     fill_frames: Callable[..., None]
     one_configuration: Callable[..., bool]
+    jacobian: Callable[..., bool]
 
 
 @dataclass(frozen=True)
@@ -208,7 +209,7 @@ def _load() -> Kernels | None:
     except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
         _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
         return None
-    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration)
+    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian)
 
 
 def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
@@ -225,6 +226,21 @@ def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
     out = np.empty((batch.shape[0], prog.count, 16))
     functions.fill_frames(prog.code, values, cos, sin, out)
     return out.reshape(batch.shape[0], prog.count, 4, 4)
+
+
+def jacobian_spec(target: int, axes: Sequence[tuple[int, bool]]) -> Matrix:
+    """The ``spec`` of :func:`jacobian`: the frame whose origin the Jacobian is for, and per column
+    the frame whose +z is the joint axis and whether the joint is prismatic."""
+    return np.array([target, *(x for frame, prismatic in axes for x in (frame, float(prismatic)))], dtype=float)
+
+
+def jacobian(functions: Kernels, prog: Program, spec: Matrix, q: Matrix) -> Matrix | None:
+    """Return the geometric Jacobian ``(6, n)`` of configuration ``q`` (rows ``vx, vy, vz, wx, wy, wz``).
+
+    ``q`` as for :func:`one`; ``None`` when it has a non-finite value.
+    """
+    out = np.empty((6, (len(spec) - 1) // 2))
+    return out if functions.jacobian(prog.code, spec, q, prog.work, out) else None
 
 
 def one(functions: Kernels, prog: Program, q: Matrix, index: int = -1) -> Matrix | None:

@@ -430,6 +430,8 @@ class SerialManipulator:
         ``[z_i; 0]`` for TZ, with ``z_i``, ``o_i`` the axis and origin of joint i in ``W``.
         """
         if link is None and offset is None:  # the common case first: the end effector, one float64 row
+            if (compiled_jacobian := self._compiled_jacobian(q)) is not None:
+                return compiled_jacobian
             values = one_configuration(q, self.dof)
             if values is not None and (function := self._unrolled("jacobian")) is not None:
                 return function(values)
@@ -497,6 +499,7 @@ class SerialManipulator:
         self._frame_count = count
         self._generated: dict[str, Unrolled | None] = {}  # one-configuration code, built on first use
         self._program: compiled.Program | None = None  # compiled code's program, built on first use
+        self._jacobian_spec: Matrix | None = None
 
     def _frames(self, batch: Matrix) -> Matrix:
         """Return the batch-last frames ``(count, 4, 4, B)`` for configurations ``batch`` ``(B, n)``."""
@@ -544,10 +547,22 @@ class SerialManipulator:
         """
         if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:
             return None
+        return compiled.one(functions, self._compiled_program(), q, index)
+
+    def _compiled_program(self) -> compiled.Program:
         if self._program is None:
             motions = [Motion(step, coordinate) for step, coordinate in self._steps]
             self._program = compiled.program(self.base_pose, self._frame_count, motions, self.dof)
-        return compiled.one(functions, self._program, q, index)
+        return self._program
+
+    def _compiled_jacobian(self, q: npt.ArrayLike) -> Matrix | None:
+        """The end effector's Jacobian by compiled code; ``None`` as for :meth:`_compiled`."""
+        if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:
+            return None
+        if self._jacobian_spec is None:
+            axes = list(zip(range(self._frame_count)[self._joint_frames], self._is_prismatic, strict=True))
+            self._jacobian_spec = compiled.jacobian_spec(self._tip, axes)
+        return compiled.jacobian(functions, self._compiled_program(), self._jacobian_spec, q)
 
     def _one(self, what: str, values: list[float]) -> Matrix:
         """The poses of one configuration that ``_unrolled(what)`` gives (batched code if none).

@@ -17,8 +17,7 @@ function ``f(q)`` giving the 4×4 poses of chosen frames, shape ``(k, 4, 4)``;
 Both return ``None`` for models larger than :data:`MAX_UNROLLED_STEPS` (the
 code would be long to compile for little gain); callers then use the batched
 numpy path.  With numba installed, one configuration given as a float64
-vector is computed by :mod:`bb_robot.model.compiled` instead (the Jacobian
-excepted).
+vector is computed by :mod:`bb_robot.model.compiled` instead.
 """
 
 from __future__ import annotations

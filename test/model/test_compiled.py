@@ -226,3 +226,30 @@ def test_the_command_line_keeps_one_configuration_in_python(tmp_path: Path) -> N
 def test_a_mode_that_does_not_exist() -> None:
     with pytest.raises(ValueError, match="auto, batch, numpy"):
         compiled.choose("fast")
+
+
+def test_the_serial_model_agrees_with_its_generated_code(monkeypatch: Any) -> None:
+    """Pose, frames and Jacobian of a chain with revolute, general-axis and prismatic joints."""
+    from bb_robot.model.serial import SerialManipulator
+
+    _require_kernels()
+    chain = SerialManipulator.from_robot(build_robot(parse_string(EVERY_STEP)), "finger_a", strict=False)
+    assert chain.actuations.count("TZ") == 2  # the prismatic columns of the Jacobian are covered
+    rng = np.random.default_rng(4)
+    lower = np.maximum(chain.lower_limits, -math.pi)  # the continuous joint has no limits
+    upper = np.minimum(chain.upper_limits, math.pi)
+    for q in rng.uniform(lower, upper, (20, chain.dof)):
+        monkeypatch.setattr(compiled, "_mode", ["auto"])
+        poses = chain.forward(q)
+        results = [chain.end_effector_pose(q), chain.jacobian(q), poses.links, poses.joints, poses.end_effector]
+        monkeypatch.setattr(compiled, "_mode", ["numpy"])
+        poses = chain.forward(q)
+        expected = [chain.end_effector_pose(q), chain.jacobian(q), poses.links, poses.joints, poses.end_effector]
+        for got, want in zip(results, expected, strict=True):
+            np.testing.assert_allclose(got, want, atol=TOL, rtol=0)
+    monkeypatch.setattr(compiled, "_mode", ["auto"])
+    bad = np.zeros(chain.dof)
+    bad[2] = math.nan
+    for method in (chain.end_effector_pose, chain.jacobian, chain.forward, chain.link_poses):
+        with pytest.raises(InvalidJointValue, match=chain.joint_names[2]):
+            method(bad)
