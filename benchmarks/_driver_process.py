@@ -163,11 +163,14 @@ def start_node(
     namespace: str | None = None,
     node_name: str | None = None,
     log_name: str = "node.log",
+    program_args: Sequence[str] = (),
+    remap_namespace: bool = True,
 ) -> DriverProcess:
     """Start ``python -m <module>`` (a bb_robot node) as :func:`start_driver` describes.
 
     The parameters file is ``<log_name stem>.yaml`` in ``workdir``, so that several nodes can
-    share one directory.
+    share one directory.  ``program_args`` come before ``--ros-args``; with
+    ``remap_namespace=False`` the nodes keep the namespaces they choose (``bb_robot.nodes.fleet``).
     """
     params = workdir / f"{Path(log_name).stem}.yaml"
     params.write_text(json.dumps({"/**": {"ros__parameters": dict(parameters)}}))
@@ -187,7 +190,8 @@ def start_node(
     log = open(log_path, "wb")  # noqa: SIM115 - closed by DriverProcess.stop
     try:
         process = subprocess.Popen(
-            [sys.executable, "-m", module, "--ros-args", "-r", f"__ns:={namespace}"]
+            [sys.executable, "-m", module, *program_args, "--ros-args"]
+            + (["-r", f"__ns:={namespace}"] if remap_namespace else [])
             + ([] if node_name is None else ["-r", f"__node:={node_name}"])
             + ["--params-file", str(params)],
             stdout=log,

@@ -63,9 +63,13 @@ STARTUP_TIMEOUT = 180.0
 
 @dataclass
 class Arm:
+    """One arm: its driver and description-node processes, or (``description`` None) its share
+    of a ``bb_robot.nodes.fleet`` process that runs ``shared`` arms."""
+
     index: int
     driver: _driver_process.DriverProcess
-    description: _driver_process.DriverProcess
+    description: _driver_process.DriverProcess | None
+    shared: int = 1
     states: int = 0
     tf: int = 0
 
@@ -73,17 +77,24 @@ class Arm:
     def name(self) -> str:
         return f"arm{self.index}"
 
+    @property
+    def processes(self) -> list[_driver_process.DriverProcess]:
+        return [self.driver] if self.description is None else [self.driver, self.description]
+
     def cpu(self) -> tuple[float, float]:
+        """CPU seconds of the driver and the description node (a fleet's share: all in the first)."""
+        if self.description is None:
+            return self.driver.cpu_seconds() / self.shared, 0.0
         return self.driver.cpu_seconds(), self.description.cpu_seconds()
 
     def memory(self) -> float:
-        """Resident memory (bytes) of the arm's two processes (``VmRSS``)."""
+        """Resident memory (bytes) of the arm's processes, or its share of its fleet's (``VmRSS``)."""
         total = 0.0
-        for process in (self.driver, self.description):
+        for process in self.processes:
             for line in Path(f"/proc/{process.pid}/status").read_text().splitlines():
                 if line.startswith("VmRSS:"):
                     total += float(line.split()[1]) * 1024
-        return total
+        return total / self.shared
 
 
 @dataclass
@@ -126,7 +137,8 @@ def _dead(arms: list[Arm]) -> list[str]:
     """``<arm> <node>: <first line of its log>`` for each process of ``arms`` that exited."""
     dead = []
     for arm in arms:
-        for label, process in (("driver", arm.driver), ("description node", arm.description)):
+        labels = ("driver", "description node") if arm.description is not None else ("fleet process",)
+        for label, process in zip(labels, arm.processes, strict=True):
             if not process.alive:
                 first = next((line for line in process.log().splitlines() if line.strip()), "no output")
                 dead.append(f"{arm.name} {label}: {first.strip()[:120]}")
@@ -142,25 +154,32 @@ def _fresh_status(executor: Any, diagnostics: list[Any], arms: list[Arm]) -> dic
     return _status_by_arm(diagnostics, arms)
 
 
-def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
-    import rclpy
-    from diagnostic_msgs.msg import DiagnosticArray
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import JointState
-    from tf2_msgs.msg import TFMessage
-
+def _start_arms(count: int, per_process: int, domain: int, workdir: Path) -> list[Arm]:
+    """Start ``count`` arms: two processes each, or ``bb_robot.nodes.fleet`` processes of ``per_process`` arms."""
+    common = {"model": str(BB_ARM), "autostart": True, "auto_arm": True, "command_timeout": 0.0, "rate": LOOP_RATE}
     arms: list[Arm] = []
-    began = time.monotonic()
+    if per_process > 1:
+        for first in range(0, count, per_process):
+            size = min(per_process, count - first)
+            directory = workdir / f"n{count}_fleet{first}"
+            directory.mkdir(parents=True)
+            process = _driver_process.start_node(
+                "bb_robot.nodes.fleet",
+                {**common, "model_dirs": [str(BB_ARM.parent)]},
+                workdir=directory,
+                domain=domain,
+                log_name="fleet.log",
+                program_args=("--arms", str(size), "--first", str(first)),
+                remap_namespace=False,
+            )
+            arms += [Arm(i, process, None, size) for i in range(first, first + size)]
+        return arms
     for i in range(count):
         directory = workdir / f"n{count}_arm{i}"
         directory.mkdir(parents=True)
         namespace = f"/arm{i}"
         driver = _driver_process.start_driver(
-            {"model": str(BB_ARM), "autostart": True, "auto_arm": True, "command_timeout": 0.0, "rate": LOOP_RATE},
-            workdir=directory,
-            domain=domain,
-            namespace=namespace,
-            node_name=f"driver_arm{i}",
+            common, workdir=directory, domain=domain, namespace=namespace, node_name=f"driver_arm{i}"
         )
         description = _driver_process.start_node(
             "bb_robot.nodes.description",
@@ -171,6 +190,18 @@ def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
             log_name="description.log",
         )
         arms.append(Arm(i, driver, description))
+    return arms
+
+
+def run_fleet(count: int, seconds: float, domain: int, workdir: Path, per_process: int = 1) -> Result:
+    import rclpy
+    from diagnostic_msgs.msg import DiagnosticArray
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+    from tf2_msgs.msg import TFMessage
+
+    began = time.monotonic()
+    arms = _start_arms(count, per_process, domain, workdir)
     context = rclpy.context.Context()
     rclpy.init(context=context)
     node = rclpy.create_node("bench_fleet_monitor", context=context)
@@ -233,9 +264,8 @@ def run_fleet(count: int, seconds: float, domain: int, workdir: Path) -> Result:
         executor.shutdown()
         node.destroy_node()
         rclpy.shutdown(context=context)
-        for arm in arms:
-            arm.driver.stop()
-            arm.description.stop()
+        for process in {id(p): p for arm in arms for p in arm.processes}.values():
+            process.stop()
 
     result.window = window
     result.state_rates = [n / window for n in states]
@@ -289,7 +319,7 @@ def _pct(value: float) -> str:
     return f"{100 * value:.0f} %"
 
 
-def report(results: list[Result], machine: str, seconds: float, quick: bool) -> str:
+def report(results: list[Result], machine: str, seconds: float, quick: bool, per_process: int = 1) -> str:
     rows = []
     for r in results:
         if r.startup is None:
@@ -303,7 +333,7 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool) -> 
                 f"{r.lag_early * 1e3:.2f} → {r.lag_late * 1e3:.2f} ms",
                 f"{min(r.state_rates):.0f} / {statistics.median(r.state_rates):.0f} Hz",
                 f"{min(r.tf_rates):.0f} / {statistics.median(r.tf_rates):.0f} Hz",
-                f"{_pct(r.driver_cpu)} + {_pct(r.description_cpu)}",
+                f"{_pct(r.driver_cpu)} + {_pct(r.description_cpu)}" if per_process == 1 else _pct(r.driver_cpu),
                 f"{r.memory / 1e6:.0f} MB",
                 _pct(r.machine_busy),
                 _pct(r.monitor_cpu),
@@ -313,8 +343,22 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool) -> 
     target = next((r for r in results if r.arms == TARGET_ARMS), None)
     met = target is not None and not target.failed
     held = [r for r in results if not r.failed and r.startup is not None]
+    heading = (
+        "## A fleet of arms on one machine (`benchmarks/bench_fleet.py`)"
+        if per_process == 1
+        else f"## A fleet of arms, {per_process} per process (`benchmarks/bench_fleet.py --per-process {per_process}`)"
+    )
+    layout = (
+        "one process each"
+        if per_process == 1
+        else (
+            f"both nodes of up to {per_process} arms in one `bb_robot.nodes.fleet` process (one executor, one "
+            "interpreter; each driver keeps its loop thread: docs/nodes/fleet.md); *CPU per arm* and *memory "
+            "per arm* are the arm's share of its process"
+        )
+    )
     lines = [
-        "## A fleet of arms on one machine (`benchmarks/bench_fleet.py`)",
+        heading,
         "",
         f"Run {_common.timestamp()} ({'quick' if quick else 'full'} run: a {seconds:g} s window per N).",
         "",
@@ -322,17 +366,22 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool) -> 
         "",
         "### Target",
         "",
-        f"- **{'met' if met else 'MISSED'}**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine"
-        + ("" if target is None else f" ({'holds' if met else '; '.join(target.failures)})"),
+        (
+            f"- **not measured**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine (N = {TARGET_ARMS} was not run)"
+            if target is None
+            else f"- **{'met' if met else 'MISSED'}**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine "
+            f"({'holds' if met else '; '.join(target.failures)})"
+        ),
         "",
         "Each arm: a driver (embedded simulator, control loop at 500 Hz, joint_states at 100 Hz) and a "
         "description node (/tf for each joint_states message), in namespace `/arm<i>`, frame prefix "
-        "`arm<i>/`, one process each, all on one ROS domain.  An N fails when more than 1 % of cycles "
+        f"`arm<i>/`, {layout}, all on one ROS domain.  An N fails when more than 1 % of cycles "
         "are skipped, joint_states or /tf fall below 95 % of 100 Hz on any arm, or the loop lag p99 "
-        "exceeds 2 ms on any arm.  *start-up*: from launching the 2N processes to /tf from every arm; "
+        "exceeds 2 ms on any arm.  *start-up*: from launching the processes to /tf from every arm; "
         "*lag p99*: the worst arm's, at the start → the end of the window (the drivers' own figure "
-        "over their last 2,047 cycles); *rates*: the worst arm / the median arm; *CPU per arm*: driver "
-        "+ description node, share of one core; *machine busy*: all cores, other users included; "
+        "over their last 2,047 cycles); *rates*: the worst arm / the median arm; *CPU per arm*: "
+        f"{'driver + description node' if per_process == 1 else 'both nodes'}, share of one core; "
+        "*machine busy*: all cores, other users included; "
         "*monitor*: this measuring process.",
         "",
         _common.markdown_table(
@@ -354,7 +403,7 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool) -> 
         "",
     ]
     measured = [r for r in results if r.startup is not None]
-    if measured:
+    if measured and per_process == 1:
         lines += _paper_estimate(measured, held)
     return "\n".join(lines)
 
@@ -393,11 +442,10 @@ def _paper_estimate(measured: list[Result], held: list[Result]) -> list[str]:
         "",
         "One process per arm or several arms per process: each process here is a Python interpreter with "
         "rclpy and a DDS participant; the memory per arm above is mostly that fixed part (two interpreters "
-        "with numpy and the ROS message packages), the CPU mostly the per-message and per-cycle work, which "
-        "several arms in one process would not make cheaper (one executor and one interpreter lock would "
-        "then serve several 500 Hz loops and their messages).  Several node pairs under one executor would "
-        "save memory and discovery participants, not CPU; it is described here, not built (the node layer "
-        "is being restructured).",
+        "with numpy and the ROS message packages), the CPU mostly the per-message and per-cycle work.  "
+        "`ros2 run bb_robot fleet --arms K` runs K arms' node pairs in one process (docs/nodes/fleet.md); "
+        "the next section measures it the same way, to show what it saves (memory, participants) and "
+        "what it costs (one interpreter lock for K control loops and their messages).",
     ]
 
 
@@ -406,7 +454,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="shorter windows (smoke test)")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
     parser.add_argument("--arms", type=int, nargs="*", help="the N to run (default 1 2 4 8, then doubling)")
+    parser.add_argument(
+        "--per-process",
+        type=int,
+        default=1,
+        metavar="K",
+        help="K arms per bb_robot.nodes.fleet process (default 1: a driver and a description process per arm)",
+    )
     args = parser.parse_args(argv)
+    if args.per_process < 1:
+        parser.error("--per-process: expected 1 or more")
+    section = SECTION if args.per_process == 1 else f"{SECTION}_per_process"
     seconds = 5.0 if args.quick else 20.0
     machine = _common.machine_summary(("numpy",))
     print(f"machine: {machine}", file=sys.stderr)
@@ -417,7 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     while counts:
         count = counts.pop(0)
         print(f"N = {count} ...", file=sys.stderr, flush=True)
-        result = run_fleet(count, seconds, domain, workdir)
+        result = run_fleet(count, seconds, domain, workdir, args.per_process)
         results.append(result)
         print(
             f"N = {count}: start-up {result.startup}, skipped {result.skipped_share:.2%}, lag p99 "
@@ -432,10 +490,10 @@ def main(argv: list[str] | None = None) -> int:
             # one step past the first failure: stop once a failing N has a larger one after it
             if (not failures or failures[0] == results[-1].arms) and 2 * count <= MAX_ARMS:
                 counts.append(2 * count)
-    text = report(results, machine, seconds, args.quick)
+    text = report(results, machine, seconds, args.quick, args.per_process)
     print(text)
     if not args.no_docs:
-        print(f"wrote {_common.rewrite_doc_section(SECTION, text)}", file=sys.stderr)
+        print(f"wrote {_common.rewrite_doc_section(section, text)}", file=sys.stderr)
     if not any("exited" in failure for r in results for failure in r.failures):
         shutil.rmtree(workdir, ignore_errors=True)  # kept when a process crashed: its log tells why
     return 0

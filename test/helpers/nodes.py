@@ -45,7 +45,9 @@ class NodeProcess:
     """A node (default: the description node) running as a child process; its output goes to
     ``log_path``.  ``pythonpath`` adds directories to the child's ``PYTHONPATH``; ``python`` and
     ``environment`` run it with another interpreter and environment (another distribution's venv:
-    ``helpers.ros_distro.venv_environment``)."""
+    ``helpers.ros_distro.venv_environment``).  ``program_args`` come before ``--ros-args``; with
+    ``remap_namespace=False`` the nodes keep the namespaces they choose (``namespace`` then only
+    names the log and parameter files)."""
 
     def __init__(
         self,
@@ -59,6 +61,8 @@ class NodeProcess:
         pythonpath: tuple[str, ...] = (),
         python: str = sys.executable,
         environment: dict[str, str] | None = None,
+        program_args: tuple[str, ...] = (),
+        remap_namespace: bool = True,
     ) -> None:
         self.namespace = namespace
         self.name = f"{namespace}/{node}"
@@ -75,9 +79,9 @@ class NodeProcess:
             python,
             "-m",
             module,
+            *program_args,
             "--ros-args",
-            "-r",
-            f"__ns:={namespace}",
+            *(("-r", f"__ns:={namespace}") if remap_namespace else ()),
             "--params-file",
             str(params_file),
             *args,
