@@ -367,7 +367,8 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool, per
         "### Target",
         "",
         (
-            f"- **not measured**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine (N = {TARGET_ARMS} was not run)"
+            f"- **not measured**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine "
+            f"(N = {TARGET_ARMS} was not run)"
             if target is None
             else f"- **{'met' if met else 'MISSED'}**: {TARGET_ARMS} arms at {LOOP_RATE:g} Hz on this machine "
             f"({'holds' if met else '; '.join(target.failures)})"
