@@ -48,6 +48,7 @@ ROSDEP_KEY_OF_IMPORT = {"google": "python3-protobuf", "zmq": "python3-zmq", "yam
 OPTIONAL_IMPORTS = {
     "mujoco": "backend: mujoco and the MJCF check; pip install mujoco (docs/nodes/mujoco.md)",
     "foxglove": "the view node; pip install foxglove-sdk (docs/view.md)",
+    "numba": "compiled kinematics (bb_robot.model.compiled); without it Python and numpy give the same results",
 }
 
 

@@ -611,8 +611,13 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
 
 
 BACKEND_MODULE = '''
-"""A backend for the driver's node tests: reports the first joint late, and can go silent."""
-import numpy as np
+"""A backend for the driver's node tests: reports the first joint late, and goes silent on request.
+
+The first joint is not seen for 1 s; it then reports until a file named ``silence`` appears in
+the working directory (the test creates it once it has received a state), and is silent after.
+"""
+import os
+
 from bb_robot.driver.backends.sim import SimBackend
 
 
@@ -624,14 +629,15 @@ class LateBackend(SimBackend):
         if self.first is None:
             self.first = now_ns
         stamps = sample.stamps.copy()
-        elapsed = (now_ns - self.first) * 1e-9
-        if elapsed < 1.0:
+        if (now_ns - self.first) * 1e-9 < 1.0:
             stamps[0] = 0  # not seen yet
-        elif elapsed > 2.0:
-            stamps[0] = self.first + 2_000_000_000  # silent since
+        elif self.silent_since is not None or os.path.exists("silence"):
+            self.silent_since = self.silent_since or now_ns
+            stamps[0] = self.silent_since  # silent since
         return type(sample)(sample.positions, sample.velocities, None, stamps, now_ns)
 
     first = None
+    silent_since = None
 '''
 
 
@@ -649,6 +655,7 @@ def test_joint_states_wait_for_every_joint_and_leave_stale_ones_out(
     node.wait_for_log("active: control loop")
     first = driver.wait_state(lambda s: True, "a state")
     assert JOINTS[0] in first.name  # published only once every joint was seen
+    (tmp_path / "silence").touch()  # the first joint goes silent now
     stale = driver.wait_state(lambda s: JOINTS[0] not in s.name, "the silent joint left out", timeout=10)
     assert list(stale.name) == [j for j in [*JOINTS, *MIMIC] if j != JOINTS[0]]
     assert probe.spin_until(
