@@ -404,12 +404,12 @@ def report(results: list[Result], machine: str, seconds: float, quick: bool, per
         "",
     ]
     measured = [r for r in results if r.startup is not None]
-    if measured and per_process == 1:
-        lines += _paper_estimate(measured, held)
+    if measured:
+        lines += _paper_estimate(measured, held, per_process)
     return "\n".join(lines)
 
 
-def _paper_estimate(measured: list[Result], held: list[Result]) -> list[str]:
+def _paper_estimate(measured: list[Result], held: list[Result], per_process: int = 1) -> list[str]:
     """50 arms on paper, from the measured CPU and memory per arm."""
     cpu = statistics.median(r.driver_cpu + r.description_cpu for r in measured)
     driver = statistics.median(r.driver_cpu for r in measured)
@@ -419,17 +419,26 @@ def _paper_estimate(measured: list[Result], held: list[Result]) -> list[str]:
     largest = max((r.arms for r in held), default=0)
     measured_machines = math.ceil(50 / largest) if largest else None
     big = math.ceil(50 * cpu / (0.7 * 16))
-    return [
-        "### 50 arms, on paper",
+    split = (
+        f"the driver {_pct(driver)}, most of it the 500 Hz loop thread and publishing at 100 Hz"
+        if per_process == 1
+        else f"both nodes, {per_process} arms to a process"
+    )
+    first = [
+        "### 50 arms, on paper" + ("" if per_process == 1 else f", {per_process} per process"),
         "",
-        f"Measured: one arm costs {_pct(cpu)} of one core (median over the N measured; the driver "
-        f"{_pct(driver)}, most of it the 500 Hz loop thread and publishing at 100 Hz) and "
+        f"Measured: one arm costs {_pct(cpu)} of one core (median over the N measured; {split}) and "
         f"{memory / 1e6:.0f} MB.  Measured, the largest N that held on this machine (shared with other "
         f"work: see *machine busy*) was {largest}: 50 arms would need "
         f"{measured_machines if measured_machines is not None else '—'} such machines.  By CPU alone, at 70 % "
         f"of the cores (headroom for the loops' deadlines), an otherwise idle {cores}-core machine holds about "
         f"{per_machine} arms: {math.ceil(50 / per_machine)} such machines, or {big} machine{'s' if big > 1 else ''} "
         f"of 16 cores; {50 * memory / 1e9:.1f} GB of memory in all.",
+    ]
+    if per_process > 1:
+        return first
+    return [
+        *first,
         "",
         "How they spread: give each machine its own `ROS_DOMAIN_ID` with "
         "`ROS_AUTOMATIC_DISCOVERY_RANGE=LOCALHOST` (as here), so that discovery, which every DDS "
