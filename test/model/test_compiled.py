@@ -253,3 +253,26 @@ def test_the_serial_model_agrees_with_its_generated_code(monkeypatch: Any) -> No
     for method in (chain.end_effector_pose, chain.jacobian, chain.forward, chain.link_poses):
         with pytest.raises(InvalidJointValue, match=chain.joint_names[2]):
             method(bad)
+
+
+def test_one_configuration_from_several_threads(monkeypatch: Any) -> None:
+    """The one-configuration kernel writes into scratch held by the program; it runs with the
+    interpreter lock held, so threads sharing a model never see each other's numbers."""
+    import threading
+
+    _require_kernels()
+    monkeypatch.setattr(compiled, "_mode", ["auto"])
+    fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
+    wrong: list[str] = []
+
+    def work(seed: int) -> None:
+        for q in _configurations(fk, 400, seed):
+            if float(np.abs(fk.compute(q) - fk.compute(q.tolist())).max()) > TOL:
+                wrong.append(f"thread {seed}: {q.tolist()}")
+
+    threads = [threading.Thread(target=work, args=(seed,)) for seed in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert not wrong, wrong[:3]
