@@ -135,7 +135,11 @@ def _compose(w: _Writer, a: _Frame, b: _Frame) -> _Frame:
 
 
 def _local(w: _Writer, motion: Motion, value: Term) -> _Frame:
-    """Return the entries of the step's local transform ``origin · motion(value)``."""
+    """Return the entries of the step's local transform ``origin · motion(value)``.
+
+    Not for a :data:`REVOLUTE_AXIS` step: :func:`_rotated` rotates the parent's product with the
+    origin instead, which takes fewer operations.
+    """
     step = motion.step
     last = step.block.shape[1] - 1  # translations in the last column, rotation terms before it
     block = [[float(x) if c == last else _rotation_entry(x) for c, x in enumerate(row)] for row in step.block]
@@ -149,18 +153,6 @@ def _local(w: _Writer, motion: Motion, value: Term) -> _Frame:
         return out
     cos: Term = w.assign(f"cos({value})")
     sin: Term = w.assign(f"sin({value})")
-    if step.kind == REVOLUTE_AXIS:  # [R | t] · Rot(sign·e_k, value)
-        i, j, k = step.columns
-        s_j = sin if step.sign > 0 else _negated(sin)
-        out = []
-        for r in range(3):
-            m = block[r]
-            entries: list[Term] = [0.0, 0.0, 0.0, m[3]]
-            entries[i] = w.dot([(m[i], cos), (m[j], s_j)])
-            entries[j] = w.dot([(m[j], cos), (m[i], _negated(s_j))])
-            entries[k] = m[k]
-            out.extend(entries)
-        return out
     assert step.kind == REVOLUTE  # [C | A | B | t]: rotation C + cos·A + sin·B
     out = []
     for r in range(3):
