@@ -25,14 +25,13 @@ from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 import rclpy
 from diagnostic_msgs.msg import DiagnosticArray
 from rcl_interfaces.msg import SetParametersResult
 from rclpy.clock import Clock, ClockType
-from rclpy.executors import ExternalShutdownException
 from rclpy.lifecycle import LifecycleNode, LifecycleState, TransitionCallbackReturn
 from rclpy.parameter import Parameter
 from rclpy.service import Service
@@ -63,7 +62,7 @@ from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers
-from bb_robot.nodes.executor import executor_thread_scheduling, make_executor, uninterrupted
+from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
 from bb_robot.ros.backend_host import RosBackendHost
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
@@ -78,7 +77,6 @@ __all__ = [
     "DriverNode",
     "Session",
     "main",
-    "make_executor",
 ]
 
 NODE_NAME = "driver"
@@ -596,22 +594,12 @@ def main(args: Sequence[str] | None = None) -> int:
     sys.setswitchinterval(0.0005)
     compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=list(args) if args is not None else None)
-    node: DriverNode | None = None
-    executor = make_executor()
-    try:
+
+    def start(add: AddNode) -> None:
         node = DriverNode()
-        executor.add_node(node)
-        # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.2)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        steps: list[Callable[[], object]] = [executor.shutdown]
-        if node is not None:
-            steps = [node.shutdown, node.destroy_node, executor.shutdown]
-        for step in [*steps, rclpy.try_shutdown]:
-            uninterrupted(step)
+        add(node, node.shutdown)
+
+    serve(start)
     return 0
 
 

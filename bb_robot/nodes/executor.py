@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-from rclpy.executors import Executor, SingleThreadedExecutor
+import rclpy
+from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
+from rclpy.node import Node
 
 from bb_robot.driver.loop import request_realtime
 
@@ -51,3 +53,42 @@ def uninterrupted(step: Callable[[], object]) -> None:
             return
         except KeyboardInterrupt:
             continue
+
+
+#: ``add(node, release)``: put ``node`` on the executor; ``release`` (or nothing) runs before it is destroyed.
+AddNode = Callable[[Node, Callable[[], object] | None], None]
+
+
+def serve(start: Callable[[AddNode], None]) -> None:
+    """Spin the nodes ``start`` adds on one executor until SIGINT, SIGTERM or rclpy's shutdown.
+
+    ``start(add)`` builds the nodes (after ``rclpy.init``) and adds each with ``add(node,
+    release)``.  Whatever happens, each added node is then released (``release()``, e.g. a
+    driver's backend) and destroyed, newest first, and the executor and rclpy are shut down,
+    each step to its end even if a second SIGINT arrives.  An error ``start`` raises (a node
+    that cannot start) is raised on after that clean-up.
+
+    Args:
+        start: Builds and adds the nodes.
+    """
+    executor = make_executor()
+    added: list[tuple[Node, Callable[[], object] | None]] = []
+
+    def add(node: Node, release: Callable[[], object] | None) -> None:
+        added.append((node, release))
+        executor.add_node(node)
+
+    try:
+        start(add)
+        # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
+        while rclpy.ok():
+            executor.spin_once(timeout_sec=0.2)
+    except (KeyboardInterrupt, ExternalShutdownException):
+        pass
+    finally:
+        for node, release in reversed(added):
+            if release is not None:
+                uninterrupted(release)
+            uninterrupted(node.destroy_node)
+        for step in (executor.shutdown, rclpy.try_shutdown):
+            uninterrupted(step)

@@ -24,14 +24,13 @@ import sys
 from collections.abc import Callable, Sequence
 
 import rclpy
-from rclpy.executors import ExternalShutdownException
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from bb_robot.model import compiled
 from bb_robot.nodes.description import DescriptionNode, StartupError
 from bb_robot.nodes.driver import DriverNode
-from bb_robot.nodes.executor import make_executor, uninterrupted
+from bb_robot.nodes.executor import AddNode, serve
 
 #: The most arms one process takes (a guard against a typo, not a measured limit).
 MAX_ARMS = 64
@@ -58,12 +57,12 @@ def parse(argv: Sequence[str]) -> argparse.Namespace:
     return args
 
 
-def arm_nodes(name: str, index: int) -> tuple[Callable[[], Node], Callable[[], Node]]:
+def arm_nodes(name: str, index: int) -> tuple[Callable[[], DriverNode], Callable[[], Node]]:
     """The constructors of arm ``index``'s driver and description node."""
     arm = f"{name}{index}"
     namespace = f"/{arm}"
 
-    def driver() -> Node:
+    def driver() -> DriverNode:
         return DriverNode(namespace=namespace, cli_args=["--ros-args", "-r", f"__node:=driver_{arm}"])
 
     def description() -> Node:
@@ -83,33 +82,23 @@ def main(argv: Sequence[str] | None = None) -> int:
     sys.setswitchinterval(0.0005)  # as the driver's own main: the loop threads take the lock soon
     compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=["fleet", *arguments])  # rcl skips the first argument, the program's name
-    executor = make_executor()
-    nodes: list[Node] = []
-    status = 0
-    try:
+
+    def start(add: AddNode) -> None:
         for index in range(options.first, options.first + options.arms):
-            for make in arm_nodes(options.name, index):
-                try:
-                    node = make()
-                except StartupError as error:
-                    rclpy.logging.get_logger("fleet").fatal(f"{options.name}{index} cannot start: {error}")
-                    status = 1
-                    return status
-                nodes.append(node)
-                executor.add_node(node)
-        # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
-        while rclpy.ok():
-            executor.spin_once(timeout_sec=0.2)
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        for node in reversed(nodes):
-            if isinstance(node, DriverNode):
-                uninterrupted(node.shutdown)
-            uninterrupted(node.destroy_node)
-        for step in (executor.shutdown, rclpy.try_shutdown):
-            uninterrupted(step)
-    return status
+            make_driver, make_description = arm_nodes(options.name, index)
+            driver = make_driver()
+            add(driver, driver.shutdown)
+            try:
+                add(make_description(), None)
+            except StartupError as error:
+                raise StartupError(f"{options.name}{index} cannot start: {error}") from None
+
+    try:
+        serve(start)
+    except StartupError as error:
+        rclpy.logging.get_logger("fleet").fatal(str(error))
+        return 1
+    return 0
 
 
 if __name__ == "__main__":
