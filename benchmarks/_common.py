@@ -64,6 +64,20 @@ def quiet_stderr() -> Iterator[None]:
         os.close(saved)
 
 
+@contextlib.contextmanager
+def kinematics_in_python() -> Iterator[None]:
+    """bb_robot's kinematics without compiled code (``BB_ROBOT_KERNEL=numpy``: what runs without
+    numba, and in the nodes for one configuration) for the block, then the mode that was in force."""
+    from bb_robot.model import compiled
+
+    previous = compiled.mode()
+    compiled.choose("numpy")
+    try:
+        yield
+    finally:
+        compiled.choose(previous)
+
+
 def freeze_heap() -> None:
     """Collect garbage, then move every surviving object (modules, test data) to the
     collector's permanent generation: later collections, timed or not, only scan what the

@@ -39,7 +39,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common  # noqa: E402  (puts the repository root on sys.path)
 import numpy as np  # noqa: E402
 
-from bb_robot.model import compiled  # noqa: E402
 from bb_robot.model.batch import sincos  # noqa: E402
 from bb_robot.model.kinematics import ForwardKinematics  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
@@ -195,12 +194,9 @@ def bench_single(arms: list[Arm], runs: int) -> tuple[list[list[object]], list[t
                 fk.compute(q)
 
         def ours_python(fk: ForwardKinematics = fk, rows_q: list[np.ndarray] = rows_q) -> None:
-            compiled.choose("numpy")  # the generated Python (what runs without numba)
-            try:
+            with _common.kinematics_in_python():  # the generated Python
                 for q in rows_q:
                     fk.compute(q)
-            finally:
-                compiled.choose("auto")
 
         def pin_fk(model: Any = model, data: Any = data, pin_q: list[np.ndarray] = pin_q) -> None:
             forward = pin.forwardKinematics
@@ -261,11 +257,8 @@ def _breakdown(fk: ForwardKinematics, configurations: np.ndarray) -> dict[str, C
 
 def _numpy_path(fk: ForwardKinematics, configurations: np.ndarray) -> None:
     """One ``compute`` through the numpy batch path (what runs without numba)."""
-    compiled.choose("numpy")
-    try:
+    with _common.kinematics_in_python():
         fk.compute(configurations)
-    finally:
-        compiled.choose("auto")
 
 
 def bench_batch(arms: list[Arm], repeat: int) -> tuple[list[list[object]], list[tuple[str, str]]]:

@@ -33,7 +33,6 @@ import _common  # noqa: E402  (puts the repository root and test/ on sys.path)
 import numpy as np  # noqa: E402
 from helpers.pinocchio_configuration import pin_configuration  # noqa: E402
 
-from bb_robot.model import compiled  # noqa: E402
 from bb_robot.model.serial import SerialManipulator  # noqa: E402
 
 try:
@@ -68,11 +67,8 @@ def _each_in_python(function: Callable[[np.ndarray], object], rows: list[np.ndar
     each = _each(function, rows)
 
     def run() -> None:
-        compiled.choose("numpy")
-        try:
+        with _common.kinematics_in_python():
             each()
-        finally:
-            compiled.choose("auto")
 
     return run
 

@@ -528,8 +528,7 @@ class SerialManipulator:
             frames = range(self._frame_count)
             motions = [Motion(step, coordinate) for step, coordinate in self._steps]
             if what == "jacobian":
-                axes = list(zip(frames[self._joint_frames], self._is_prismatic, strict=True))
-                function = unrolled_jacobian(self.base_pose, len(frames), motions, axes, self._tip)
+                function = unrolled_jacobian(self.base_pose, len(frames), motions, self._axes(), self._tip)
             else:
                 outputs = [*frames[self._links], *frames[self._joint_frames], self._tip]
                 outputs = [self._tip] if what == "tip" else outputs
@@ -549,6 +548,10 @@ class SerialManipulator:
             return None
         return compiled.one(functions, self._compiled_program(), q, index)
 
+    def _axes(self) -> list[tuple[int, bool]]:
+        """Per Jacobian column: the frame whose +z is the joint's axis, and whether the joint is prismatic."""
+        return list(zip(range(self._frame_count)[self._joint_frames], self._is_prismatic, strict=True))
+
     def _compiled_program(self) -> compiled.Program:
         if self._program is None:
             motions = [Motion(step, coordinate) for step, coordinate in self._steps]
@@ -560,8 +563,7 @@ class SerialManipulator:
         if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:
             return None
         if self._jacobian_spec is None:
-            axes = list(zip(range(self._frame_count)[self._joint_frames], self._is_prismatic, strict=True))
-            self._jacobian_spec = compiled.jacobian_spec(self._tip, axes)
+            self._jacobian_spec = compiled.jacobian_spec(self._tip, self._axes())
         return compiled.jacobian(functions, self._compiled_program(), self._jacobian_spec, q)
 
     def _one(self, what: str, values: list[float]) -> Matrix:
