@@ -8,7 +8,8 @@ where each floating-point operation costs an interpreter step.
 :mod:`bb_robot.model._frames_numba` runs it compiled: :func:`frames` for a
 batch (one loop over the configurations, each one's frames written once, to
 consecutive memory; sines and cosines from :func:`bb_robot.model.batch.sincos`,
-the numpy path's own) and :func:`one` for one configuration.
+the numpy path's own, a cache-sized block of configurations at a time) and
+:func:`one` for one configuration.
 
 numba is optional.  :func:`kernels` returns ``None`` when it is not installed,
 when ``BB_ROBOT_KERNEL=numpy`` is set, or when loading the kernels fails
@@ -52,6 +53,11 @@ MODES = ("auto", "batch", "numpy")
 
 #: Batches smaller than this take the numpy path in ``batch`` mode (loading numba is not worth it).
 MIN_BATCH = 16
+
+#: Slot values per block of :func:`frames` (256 KB an array: sines, cosines and their temporaries
+#: fit the 2 MB L2 cache of a core; 16k to 128k values measured alike, smaller blocks pay numpy's
+#: per-call cost more often).
+BLOCK_VALUES = 32_768
 
 # Step kinds, the first integer of a step; the same numbers as in bb_robot.model._frames_numba.
 _FIXED, _REVOLUTE, _PRISMATIC, _REVOLUTE_AXIS, _TRANSLATION, _AXIS = 0, 1, 2, 3, 4, 5
@@ -217,15 +223,30 @@ def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
 
     ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).
     """
-    if prog.direct:
-        values = np.ascontiguousarray(batch)
-    else:
-        values = batch[:, prog.columns] * prog.multipliers
-        values += prog.offsets
-    cos, sin = sincos(values)
     out = np.empty((batch.shape[0], prog.count, 16))
-    functions.fill_frames(prog.code, values, cos, sin, out)
+    rows = block_rows(prog.slots)
+    for start in range(0, batch.shape[0], rows):
+        part = batch[start : start + rows]
+        if prog.direct:
+            values = np.ascontiguousarray(part)
+        else:
+            values = part[:, prog.columns] * prog.multipliers
+            values += prog.offsets
+        cos, sin = sincos(values)
+        functions.fill_frames(prog.code, values, cos, sin, out[start : start + rows])
     return out.reshape(batch.shape[0], prog.count, 4, 4)
+
+
+def block_rows(slots: int) -> int:
+    """How many configurations :func:`frames` takes at a time: :data:`BLOCK_VALUES` values, at least 16.
+
+    The slot values, their sines and cosines and numpy's temporaries for them then stay in
+    the core's cache between the trigonometry and the kernel that reads them; over a whole
+    batch at once they stream through memory (a 200-joint chain, 10,000 configurations:
+    16 MB an array), which made Talos and the 200-link chain about a sixth slower
+    (docs/benchmarks.md).
+    """
+    return max(MIN_BATCH, BLOCK_VALUES // max(slots, 1))
 
 
 def jacobian_spec(target: int, axes: Sequence[tuple[int, bool]]) -> Matrix:

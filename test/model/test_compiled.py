@@ -126,6 +126,26 @@ def test_every_kind_of_step_agrees_three_ways(monkeypatch: Any) -> None:
     np.testing.assert_array_equal(kernel[:, :, 3], np.broadcast_to([0.0, 0.0, 0.0, 1.0], kernel[:, :, 3].shape))
 
 
+@pytest.mark.parametrize("values_per_block", [1, 16, 100])
+def test_a_batch_in_blocks_agrees_with_one_block(values_per_block: int, monkeypatch: Any) -> None:
+    """Blocks of the minimum size and an uneven last block, on a program whose values are computed
+    from q (mimic joints) and on a batch given as a strided view."""
+    fk = ForwardKinematics(build_robot(parse_string(EVERY_STEP)))
+    _require_kernels()
+    wide = _configurations(fk, 2 * 71, seed=17)[::2]  # 71 rows, not contiguous
+    generated = np.array([fk.compute(np.ascontiguousarray(q)) for q in wide])
+    whole = fk.compute(wide)
+    monkeypatch.setattr(compiled, "BLOCK_VALUES", values_per_block)
+    rows = compiled.block_rows(fk._program().slots)
+    assert rows == compiled.MIN_BATCH or values_per_block == 100
+    assert len(wide) % rows != 0 and len(wide) // rows >= 2, "the batch must span several blocks, the last one short"
+    blocked = fk.compute(wide)
+    assert blocked.shape == whole.shape and blocked.flags.c_contiguous
+    worst = float(np.abs(blocked - whole).max())
+    assert worst <= TOL, f"blocks of {rows} rows differ from one block by {worst:.3g}"
+    assert float(np.abs(blocked - generated).max()) <= TOL * max(1.0, float(np.abs(generated).max()))
+
+
 # The files bb_robot rejects on purpose are checked to stay rejected by test_fk_against_pinocchio.py.
 LOADABLE = [p for p in example_robot_data_urdfs() if robot_label(p).split(":", 1)[1] not in REJECTED_BY_US]
 
