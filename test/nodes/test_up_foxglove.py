@@ -66,17 +66,24 @@ def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
         assert f"view: open ws://127.0.0.1:{port}" in output and "demo goal succeeded" in output
         states = [deserialize_message(m.payload, JointState) for m in client.received("/joint_states")]
         assert states, "no joint_states through the Foxglove server"
-        final = states[-1]
+        tf_by_stamp: dict[tuple[int, int], list[Any]] = {}
+        for received in client.received("/tf"):
+            message = deserialize_message(received.payload, TFMessage)
+            if message.transforms:
+                stamp = message.transforms[0].header.stamp
+                tf_by_stamp[(stamp.sec, stamp.nanosec)] = list(message.transforms)
 
-        def tf_for(state: Any) -> list[Any]:
-            for received in reversed(client.received("/tf")):
-                message = deserialize_message(received.payload, TFMessage)
-                if message.transforms and message.transforms[0].header.stamp == state.header.stamp:
-                    return list(message.transforms)
-            return []
-
-        moving = tf_for(final)
-        assert moving, "no /tf with the last joint state's stamp"
+        # The newest joint state whose /tf came through.  The launch stops every node at once
+        # when the goal succeeds, so the /tf of the very last states may not reach the view
+        # before the description node ends; it must be one of the last few (100 Hz: 0.1 s).
+        recent = 10
+        matched = [
+            (age, state, tf_by_stamp[(state.header.stamp.sec, state.header.stamp.nanosec)])
+            for age, state in enumerate(reversed(states[-recent:]))
+            if (state.header.stamp.sec, state.header.stamp.nanosec) in tf_by_stamp
+        ]
+        assert matched, f"none of the last {recent} joint states has its /tf ({len(tf_by_stamp)} /tf messages)"
+        _, final, moving = matched[0]
         statics = [
             t for m in client.received("/tf_static") for t in deserialize_message(m.payload, TFMessage).transforms
         ]
