@@ -55,7 +55,6 @@ from bb_robot.driver.model import (
     mimic_sources,
 )
 from bb_robot.errors import BbRobotError
-from bb_robot.model import compiled
 from bb_robot.model.robot import Robot
 from bb_robot.nodes.driver_action import TrajectoryAction
 from bb_robot.nodes.driver_commands import CommandInputs, resolve
@@ -589,10 +588,6 @@ def main(args: Sequence[str] | None = None) -> int:
     Returns:
         The exit code (0).
     """
-    # A short switch interval lets the loop thread take the interpreter soon after it wakes,
-    # even while the executor thread runs Python code (the default is 5 ms).
-    sys.setswitchinterval(0.0005)
-    compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=list(args) if args is not None else None)
 
     def start(add: AddNode) -> None:

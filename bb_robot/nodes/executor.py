@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 
 import rclpy
@@ -10,6 +11,7 @@ from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedE
 from rclpy.node import Node
 
 from bb_robot.driver.loop import request_realtime
+from bb_robot.model import compiled
 
 
 def executor_thread_scheduling(priority: int) -> str:
@@ -68,9 +70,16 @@ def serve(start: Callable[[AddNode], None]) -> None:
     each step to its end even if a second SIGINT arrives.  An error ``start`` raises (a node
     that cannot start) is raised on after that clean-up.
 
+    Before ``start``, the process is set up for drivers' control loops: a short switch interval
+    lets a loop thread take the interpreter soon after it wakes, even while the executor thread
+    runs Python code (the default is 5 ms); and kinematics of one configuration stay in Python
+    (``compiled.default_mode("batch")``: no numba in a node process, where rclpy dominates).
+
     Args:
         start: Builds and adds the nodes.
     """
+    sys.setswitchinterval(0.0005)
+    compiled.default_mode("batch")
     executor = make_executor()
     added: list[tuple[Node, Callable[[], object] | None]] = []
 

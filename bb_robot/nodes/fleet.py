@@ -27,7 +27,6 @@ import rclpy
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from bb_robot.model import compiled
 from bb_robot.nodes.description import DescriptionNode, StartupError
 from bb_robot.nodes.driver import DriverNode
 from bb_robot.nodes.executor import AddNode, serve
@@ -79,8 +78,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the arms until SIGINT or SIGTERM; every driver's backend is released on the way out."""
     arguments = list(sys.argv[1:] if argv is None else argv)
     options = parse(arguments)
-    sys.setswitchinterval(0.0005)  # as the driver's own main: the loop threads take the lock soon
-    compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=["fleet", *arguments])  # rcl skips the first argument, the program's name
 
     def start(add: AddNode) -> None:
