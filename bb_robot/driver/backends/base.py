@@ -142,6 +142,12 @@ class BackendCommand:
     Values of other modes are NaN.  Positions are within the joint limits and velocities
     within theirs (the core has clamped them).  A joint held before its position was ever
     reported has a NaN HOLD position: send nothing for it until it reports.
+
+    A command stands until the next one, which can come late (a stalled loop).  So whatever a
+    backend extrapolates from it (a velocity; a position target moving with its feed-forward)
+    stops at the ends of the joint's command range (``limits.command_lower`` /
+    ``command_upper``), however long it stands: the sim and mujoco backends brake there, the
+    actuators backend's bridges stop there (the index's ``command_min`` / ``command_max``).
     """
 
     modes: npt.NDArray[np.int8]
