@@ -586,7 +586,7 @@ def main(args: Sequence[str] | None = None) -> int:
         args: Command-line arguments for rclpy (``None``: the process's).
 
     Returns:
-        The exit code (0).
+        The exit status: 0, or 1 when the executor became unusable (see :func:`serve`).
     """
     rclpy.init(args=list(args) if args is not None else None)
 
@@ -594,8 +594,7 @@ def main(args: Sequence[str] | None = None) -> int:
         node = DriverNode()
         add(node, node.shutdown)
 
-    serve(start)
-    return 0
+    return serve(start)
 
 
 if __name__ == "__main__":
