@@ -124,7 +124,7 @@ class DriverCore:
         self.arming = Arming(armed)
         self.active = False
         n = len(self.names)
-        self._setpoints = Setpoints(limits)
+        self._setpoints = Setpoints(limits, backend.capabilities.bounds_velocity)
         self._execution: Execution | None = None
         self._last_command_ns: int | None = None
         self._watchdog_tripped = False

@@ -8,6 +8,7 @@ are the real ones; they only keep what they were told and what they reported.
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Callable
 from pathlib import Path
@@ -19,7 +20,7 @@ from helpers import driver_rig, mujoco_rig
 from helpers.driver_rig import JOINTS, PERIOD_NS
 
 from bb_robot.driver import limits as L
-from bb_robot.driver.backends.base import BackendCommand, BackendContext, JointSample
+from bb_robot.driver.backends.base import BackendCommand, BackendContext, Capabilities, JointSample
 from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.core import DriverCore
@@ -87,12 +88,28 @@ class RecordingSim(SimBackend):
         super().write(command, now_ns)
 
 
-def run_with_stalls(core: DriverCore, clock: Any, seconds: float, stall: int) -> None:
-    """Run ``seconds`` of cycles on ``clock``, the gap after every :data:`EVERY`-th cycle ``stall`` periods."""
+class UnboundedSim(RecordingSim):
+    """The simulator made to behave like Gazebo's JointController: a velocity is integrated up to
+    the hard limits only, and the backend says so (``bounds_velocity`` false)."""
+
+    @property
+    def capabilities(self) -> Capabilities:
+        return dataclasses.replace(super().capabilities, bounds_velocity=False)
+
+    def _prepare_limits(self) -> None:
+        super()._prepare_limits()
+        self._command_upper, self._command_lower = self.limits.upper, self.limits.lower
+
+
+def run_with_stalls(
+    core: DriverCore, clock: Any, seconds: float, stall: int, every: int = EVERY, phase: int = EVERY - 1
+) -> None:
+    """Run ``seconds`` of cycles on ``clock``; the gap after every ``every``-th cycle (from ``phase``)
+    is ``stall`` periods."""
     cycles = int(round(seconds * 1e9 / PERIOD_NS))
     for k in range(cycles):
         clock.now = core.run_cycles(1, PERIOD_NS, clock.now)
-        if k % EVERY == EVERY - 1:
+        if k % every == phase:
             clock.now += (stall - 1) * PERIOD_NS
 
 
@@ -129,6 +146,30 @@ def test_sim_velocity_commands_stay_in_range_through_stalls(
     limits = rig.core.limits
     assert backend.recording.outside(limits.command_lower, limits.command_upper) == []
     # and it did get to the end: the bound is what stopped it, not a stall
+    end = limits.command_upper[joint] if velocity > 0 else limits.command_lower[joint]
+    assert rig.state[0][joint] == pytest.approx(end, abs=0.02)
+
+
+@pytest.mark.parametrize("phase", [0, 66, 133])
+@pytest.mark.parametrize("stall", STALLS)
+@pytest.mark.parametrize(("joint", "start", "velocity"), ENDS)
+def test_a_backend_that_does_not_bound_velocities_is_braked_early_enough(
+    joint: int, start: float, velocity: float, stall: int, phase: int
+) -> None:
+    # A late cycle of up to STALL_ALLOWANCE (0.1 s: 50 periods) cannot carry the joint past the
+    # range; here one every 199 cycles, more than the joints take to brake from full speed (0.375 s
+    # for j1), at three phases of the approach.
+    initial = [0.0, 0.0, 0.25]
+    initial[joint] = start
+    rig = driver_rig.make_rig(initial=initial, backend_class=UnboundedSim)
+    command = [0.0, 0.0, 0.0]
+    command[joint] = velocity
+    rig.positions(CommandMode.VELOCITY, command)
+    run_with_stalls(rig.core, rig.clock, 4.0, stall, every=199, phase=phase)
+    backend = rig.backend
+    assert isinstance(backend, UnboundedSim)
+    limits = rig.core.limits
+    assert backend.recording.outside(limits.command_lower, limits.command_upper) == []
     end = limits.command_upper[joint] if velocity > 0 else limits.command_lower[joint]
     assert rig.state[0][joint] == pytest.approx(end, abs=0.02)
 
