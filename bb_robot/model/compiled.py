@@ -71,6 +71,7 @@ class Kernels:
     fill_frames: Callable[..., None]
     one_configuration: Callable[..., bool]
     jacobian: Callable[..., bool]
+    ik_attempt: Callable[..., None]  # bb_robot.model._ik_numba.attempt
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def kernels(batch: int) -> Kernels | None:
 
 def _load() -> Kernels | None:
     try:
-        from bb_robot.model import _frames_numba
+        from bb_robot.model import _frames_numba, _ik_numba
     except ModuleNotFoundError as error:
         if error.name in ("numba", "llvmlite"):  # not installed: the pure-Python paths, quietly
             return None
@@ -215,7 +216,9 @@ def _load() -> Kernels | None:
     except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
         _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
         return None
-    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian)
+    return Kernels(
+        _frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.attempt
+    )
 
 
 def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
