@@ -236,3 +236,115 @@ def attempt(
     stats[1] = angle
     stats[2] = steps
     stats[3] = 1.0 if position <= tolerances[0] and (rows == 3 or angle <= tolerances[1]) else 0.0
+
+
+# Outcomes of solve(): the request was solved or not (see stats), or an input is refused (the Python checks say why).
+_DONE, _BAD_TARGET, _BAD_SEED = 0, 1, 2
+
+
+@numba.njit(cache=True, boundscheck=False)
+def solve(
+    code: np.ndarray,
+    spec: np.ndarray,
+    work: np.ndarray,
+    target: np.ndarray,
+    tool: np.ndarray,
+    seed: np.ndarray,
+    lower: np.ndarray,
+    upper: np.ndarray,
+    tolerances: np.ndarray,
+    max_iterations: int,
+    randoms: np.ndarray,
+    best: np.ndarray,
+    stats: np.ndarray,
+) -> int:  # pragma: no cover - compiled; tested through bb_robot.model.ik
+    """Check a request, then run :func:`attempt` from the seed (``stats[4] == 0``) and from each restart.
+
+    Args:
+        code: As :func:`attempt`.
+        spec: As :func:`attempt`; its prismatic flags also say which joints turn.
+        work: As :func:`attempt`.
+        target: The 4×4 target pose, C-contiguous.
+        tool: As :func:`attempt`.
+        seed: The seed; clipped onto the limits when it misses them by at most ``tolerances[2]``.
+        lower: As :func:`attempt`.
+        upper: As :func:`attempt`.
+        tolerances: Position (m), rotation (rad; negative: position only), the seed's slack,
+            the target's orthonormality tolerance and its last row's.
+        max_iterations: Steps of one attempt.
+        randoms: ``(k, n)`` uniform draws in [0, 1): restart ``r`` starts at ``low + randoms[r] · (high - low)``
+            per joint, the range being the limits or, where unbounded, pi either side of the seed.
+        best: The best configuration so far (written; read when ``stats[4] > 0``).
+        stats: Read and written: position error, rotation error and score (the worst residual as a
+            multiple of its tolerance) of ``best``, steps so far, attempts so far.
+
+    Returns:
+        0 when the attempts ran (``stats[2] <= 1`` when solved), 1 for a target that is not a finite
+        rigid transform, 2 for a seed that is not finite or outside its limits.
+    """
+    n = seed.shape[0]
+    for r in range(4):
+        for c in range(4):
+            if not math.isfinite(target[r, c]):
+                return _BAD_TARGET
+    if (
+        abs(target[3, 0]) > tolerances[4]
+        or abs(target[3, 1]) > tolerances[4]
+        or abs(target[3, 2]) > tolerances[4]
+        or abs(target[3, 3] - 1.0) > tolerances[4]
+    ):
+        return _BAD_TARGET
+    for i in range(3):
+        for j in range(3):
+            dot = target[0, i] * target[0, j] + target[1, i] * target[1, j] + target[2, i] * target[2, j]
+            if abs(dot - (1.0 if i == j else 0.0)) > tolerances[3]:
+                return _BAD_TARGET
+    determinant = (
+        target[0, 0] * (target[1, 1] * target[2, 2] - target[1, 2] * target[2, 1])
+        - target[0, 1] * (target[1, 0] * target[2, 2] - target[1, 2] * target[2, 0])
+        + target[0, 2] * (target[1, 0] * target[2, 1] - target[1, 1] * target[2, 0])
+    )
+    if determinant < 0.0:
+        return _BAD_TARGET
+    start = np.empty(n)
+    for i in range(n):
+        x = seed[i]
+        if not math.isfinite(x) or x < lower[i] - tolerances[2] or x > upper[i] + tolerances[2]:
+            return _BAD_SEED
+        start[i] = min(max(x, lower[i]), upper[i])
+    flat = np.empty(12)
+    for r in range(3):
+        for c in range(4):
+            flat[4 * r + c] = target[r, c]
+    q = np.empty(n)
+    attempt_stats = np.empty(4)
+    rounds = randoms.shape[0] + (1 if stats[4] == 0.0 else 0)
+    for k in range(rounds):
+        if stats[4] == 0.0:
+            for i in range(n):
+                q[i] = start[i]
+        else:
+            row = randoms[k - rounds + randoms.shape[0]]
+            for i in range(n):
+                low = lower[i] if math.isfinite(lower[i]) else start[i] - math.pi
+                high = upper[i] if math.isfinite(upper[i]) else start[i] + math.pi
+                q[i] = low + row[i] * (high - low)
+        attempt(code, spec, work, q, flat, tool, lower, upper, tolerances, max_iterations, attempt_stats)
+        score = attempt_stats[0] / tolerances[0]
+        if tolerances[1] >= 0.0:
+            score = max(score, attempt_stats[1] / tolerances[1])
+        stats[3] += attempt_stats[2]
+        stats[4] += 1.0
+        if stats[4] == 1.0 or score < stats[2]:
+            stats[0] = attempt_stats[0]
+            stats[1] = attempt_stats[1]
+            stats[2] = score
+            for i in range(n):
+                best[i] = q[i]
+        if score <= 1.0:
+            break
+    for i in range(n):  # an unbounded revolute joint: whole turns to within pi of the seed
+        if spec[2 + 2 * i] == 0.0 and not math.isfinite(lower[i]) and not math.isfinite(upper[i]):
+            delta = best[i] - start[i]
+            best[i] = start[i] + (delta - 2.0 * math.pi * math.floor(delta / (2.0 * math.pi) + 0.5))
+    return _DONE

@@ -71,7 +71,7 @@ class Kernels:
     fill_frames: Callable[..., None]
     one_configuration: Callable[..., bool]
     jacobian: Callable[..., bool]
-    ik_attempt: Callable[..., None]  # bb_robot.model._ik_numba.attempt
+    ik_solve: Callable[..., int]  # bb_robot.model._ik_numba.solve
 
 
 @dataclass(frozen=True)
@@ -216,9 +216,7 @@ def _load() -> Kernels | None:
     except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
         _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
         return None
-    return Kernels(
-        _frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.attempt
-    )
+    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.solve)
 
 
 def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:

@@ -48,6 +48,8 @@ MAX_ITERATIONS: Final = 25
 SEED_SLACK: Final = 1e-6
 #: A target rotation R with ``|R^T R - I|`` above this (any entry) is refused.
 ORTHONORMAL_TOLERANCE: Final = 1e-6
+#: A target whose last row is further than this from 0 0 0 1 (any entry) is refused.
+LAST_ROW_TOLERANCE: Final = 1e-9
 # The damping constants (the same in bb_robot.model._ik_numba): first, lowest, highest, factors up and down.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
 _EYE3 = np.eye(3)
@@ -127,16 +129,33 @@ def inverse(
     """
     start = time.perf_counter()
     low, high = narrowed_limits(chain, lower, upper)
-    request = _Request(
-        target=_target(chain.robot, target),
-        tool=_tool(chain.robot, offset),
-        seed=checked_seed(chain, seed, low, high),
-        lower=low,
-        upper=high,
-        tolerances=_tolerances(chain.robot, position_tolerance, rotation_tolerance),
-    )
+    tolerances = _tolerances(chain.robot, position_tolerance, rotation_tolerance)
     _budget(chain.robot, timeout, max_restarts)
-    return _solve(chain, request, start, timeout, max_restarts, checked_rng(chain.robot, rng))
+    checked = checked_rng(chain.robot, rng)
+    deadline = math.inf if timeout is None else start + timeout
+    kernels = compiled.kernels(compiled.MIN_BATCH)  # a solve is hundreds of forward passes: worth numba
+    if kernels is None:
+        request = _Request(
+            target=_target(chain.robot, target),
+            tool=_tool(chain.robot, offset),
+            seed=checked_seed(chain, seed, low, high),
+            lower=low,
+            upper=high,
+            tolerances=tolerances,
+        )
+        return _numpy_solve(chain, request, start, deadline, max_restarts, checked)
+    return _compiled_solve(
+        chain,
+        kernels,
+        target,
+        seed,
+        _tool(chain.robot, offset),
+        (low, high, tolerances),
+        start,
+        deadline,
+        max_restarts,
+        checked,
+    )
 
 
 def inverse_many(
@@ -173,39 +192,85 @@ def inverse_many(
 
 
 # ------------------------------------------------------------------------ the search
-def _solve(
+#: Restarts drawn and run per call of the compiled solver, between looks at the clock.
+RESTART_BLOCK: Final = 8
+
+
+def _compiled_solve(
     chain: Chain,
-    request: _Request,
+    kernels: compiled.Kernels,
+    target: npt.ArrayLike,
+    seed: npt.ArrayLike | None,
+    tool: Matrix,
+    limits: tuple[Matrix, Matrix, Matrix],
     start: float,
-    timeout: float | None,
+    deadline: float,
     max_restarts: int | None,
     rng: np.random.Generator | int | None,
 ) -> IkSolution:
-    deadline = math.inf if timeout is None else start + timeout
-    kernels = compiled.kernels(compiled.MIN_BATCH)  # a solve is hundreds of forward passes: worth numba
+    """The search by :func:`bb_robot.model._ik_numba.solve`, which checks the target and seed too
+    (the Python checks then say what is wrong)."""
+    low, high, tolerances = limits
+    n = len(chain.joint_names)
+    try:
+        pose = np.ascontiguousarray(target, dtype=float)
+        start_q = default_seed(chain, low, high) if seed is None else np.ascontiguousarray(seed, dtype=float)
+    except (TypeError, ValueError):
+        pose = start_q = np.zeros(0)  # the checks below say why
+    if pose.shape != (4, 4):
+        _target(chain.robot, target)
+    if start_q.shape != (n,):
+        checked_seed(chain, seed, low, high)
+    prog = chain.program()
+    spec = chain.spec()
+    work = np.empty_like(prog.work)
+    best = np.empty(n)
+    stats = np.zeros(5)  # position error, rotation error, score, steps, attempts
+    randoms = np.empty((0, n))
     random: np.random.Generator | None = None  # made at the first restart: fresh entropy costs a system call
+    while True:
+        status = kernels.ik_solve(
+            prog.code, spec, work, pose, tool, start_q, low, high, tolerances, MAX_ITERATIONS, randoms, best, stats
+        )
+        if status == 1:
+            _target(chain.robot, pose)  # raises, saying why
+            raise InvalidIkTarget(chain.robot, "is not a rigid transform")
+        if status == 2:
+            checked_seed(chain, start_q, low, high)  # raises, saying why
+            raise InvalidIkSeed(chain.robot, "is outside the limits")
+        restarts = int(stats[4]) - 1
+        left = RESTART_BLOCK if max_restarts is None else min(RESTART_BLOCK, max_restarts - restarts)
+        if stats[2] <= 1.0 or left <= 0 or time.perf_counter() >= deadline:
+            break
+        if random is None:
+            random = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        randoms = random.random((left, n))
+    return IkSolution(
+        q=best,
+        success=bool(stats[2] <= 1.0),
+        position_error=float(stats[0]),
+        rotation_error=float(stats[1]),
+        iterations=int(stats[3]),
+        restarts=restarts,
+        elapsed=time.perf_counter() - start,
+    )
+
+
+def _numpy_solve(
+    chain: Chain,
+    request: _Request,
+    start: float,
+    deadline: float,
+    max_restarts: int | None,
+    rng: np.random.Generator | int | None,
+) -> IkSolution:
+    """The search with numpy: the seed, then restarts drawn as the compiled solver draws them."""
     best_q, best = request.seed.copy(), (math.inf, math.inf, math.inf)
     iterations, restarts = 0, 0
     q = request.seed.copy()
-    stats = np.zeros(4)
+    random: np.random.Generator | None = None
     while True:
-        if kernels is not None:
-            prog = chain.program()
-            kernels.ik_attempt(
-                prog.code,
-                chain.spec(),
-                np.empty_like(prog.work),
-                q,
-                request.target,
-                request.tool,
-                request.lower,
-                request.upper,
-                request.tolerances,
-                MAX_ITERATIONS,
-                stats,
-            )
-        else:
-            stats[:] = numpy_attempt(chain, q, request, deadline)
+        stats = numpy_attempt(chain, q, request, deadline)
         iterations += int(stats[2])
         score = _score(stats, request.tolerances)
         if score < best[0]:
@@ -215,11 +280,10 @@ def _solve(
         restarts += 1
         if random is None:
             random = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
-            span_low, span_high = _restart_ranges(chain, request)
-        q = random.uniform(span_low, span_high)
-    result = _wrapped(chain, best_q, request)
+            span_low, span_high = _restart_ranges(request)
+        q = span_low + random.random(len(q)) * (span_high - span_low)
     return IkSolution(
-        q=result,
+        q=_wrapped(chain, best_q, request),
         success=best[0] <= 1.0,
         position_error=best[1],
         rotation_error=best[2],
@@ -229,13 +293,13 @@ def _solve(
     )
 
 
-def _score(stats: Matrix, tolerances: Matrix) -> float:
+def _score(stats: tuple[float, float, int, float], tolerances: Matrix) -> float:
     """The worst residual as a multiple of its tolerance: at most 1 when solved."""
     position = float(stats[0]) / float(tolerances[0])
     return position if tolerances[1] < 0.0 else max(position, float(stats[1]) / float(tolerances[1]))
 
 
-def _restart_ranges(chain: Chain, request: _Request) -> tuple[Matrix, Matrix]:
+def _restart_ranges(request: _Request) -> tuple[Matrix, Matrix]:
     """Where restarts are drawn: within the limits; a joint unbounded on a side, within pi of the seed there."""
     low = np.where(np.isfinite(request.lower), request.lower, request.seed - math.pi)
     high = np.where(np.isfinite(request.upper), request.upper, request.seed + math.pi)
@@ -346,7 +410,7 @@ def _target(robot: str, target: npt.ArrayLike) -> Matrix:
         raise InvalidIkTarget(robot, f"has shape {pose.shape}, not (4, 4)")
     if not np.isfinite(pose).all():
         raise InvalidIkTarget(robot, f"has non-finite entries: {pose.tolist()}")
-    if np.abs(pose[3] - (0.0, 0.0, 0.0, 1.0)).max() > 1e-9:
+    if np.abs(pose[3] - (0.0, 0.0, 0.0, 1.0)).max() > LAST_ROW_TOLERANCE:
         raise InvalidIkTarget(robot, f"has last row {pose[3].tolist()}, not [0, 0, 0, 1]")
     rotation = pose[:3, :3]
     deviation = float(np.abs(rotation.T @ rotation - _EYE3).max())
@@ -445,7 +509,8 @@ def _tolerances(robot: str, position: float, rotation: float | None) -> Matrix:
             continue
         if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0.0:
             raise InvalidIkArgument(robot, name, f"is {value!r}; pass a positive finite number")
-    return np.array([float(position), -1.0 if rotation is None else float(rotation)])
+    rotation_value = -1.0 if rotation is None else float(rotation)
+    return np.array([float(position), rotation_value, SEED_SLACK, ORTHONORMAL_TOLERANCE, LAST_ROW_TOLERANCE])
 
 
 def _budget(robot: str, timeout: float | None, max_restarts: int | None) -> None:
