@@ -127,13 +127,13 @@ def inverse(
         InvalidIkArgument: the limits, tolerances, timeout, restarts or ``rng`` cannot be used.
         InvalidTransform: ``offset`` is not a 4×4 transform nor a point.
     """
+    kernels = _ready_kernels(chain)  # before the clock starts: loading compiled code is not the solve's time
     start = time.perf_counter()
     low, high = narrowed_limits(chain, lower, upper)
     tolerances = _tolerances(chain.robot, position_tolerance, rotation_tolerance)
     _budget(chain.robot, timeout, max_restarts)
     checked = checked_rng(chain.robot, rng)
     deadline = math.inf if timeout is None else start + timeout
-    kernels = compiled.kernels(compiled.MIN_BATCH)  # a solve is hundreds of forward passes: worth numba
     if kernels is None:
         request = _Request(
             target=_target(chain.robot, target),
@@ -192,6 +192,43 @@ def inverse_many(
 
 
 # ------------------------------------------------------------------------ the search
+_warm: list[bool] = []  # set once the compiled solver has run in this process
+
+
+def _ready_kernels(chain: Chain) -> compiled.Kernels | None:
+    """The compiled kernels (``None``: the numpy path), loaded and run once first.
+
+    A solve is hundreds of forward passes: worth numba even where one configuration stays in
+    Python (``batch`` mode).  The first call in a process loads the compiled solver from numba's
+    cache (or compiles it): a tiny solve of the chain's zero-iteration attempt does it here.
+    """
+    kernels = compiled.kernels(compiled.MIN_BATCH)
+    if kernels is not None and not _warm:
+        prog, n = chain.program(), len(chain.joint_names)
+        seed = default_seed(chain.lower, chain.upper)
+        tolerances = np.array([1.0, 1.0, SEED_SLACK, ORTHONORMAL_TOLERANCE, LAST_ROW_TOLERANCE])
+        pose = np.eye(4)
+        empty = np.empty((0, n))
+        work = np.empty_like(prog.work)
+        kernels.ik_solve(
+            prog.code,
+            chain.spec(),
+            work,
+            pose,
+            _NO_TOOL,
+            seed,
+            chain.lower,
+            chain.upper,
+            tolerances,
+            0,
+            empty,
+            np.empty(n),
+            np.zeros(5),
+        )
+        _warm.append(True)
+    return kernels
+
+
 #: Restarts drawn and run per call of the compiled solver, between looks at the clock.
 RESTART_BLOCK: Final = 8
 
@@ -214,7 +251,7 @@ def _compiled_solve(
     n = len(chain.joint_names)
     try:
         pose = np.ascontiguousarray(target, dtype=float)
-        start_q = default_seed(chain, low, high) if seed is None else np.ascontiguousarray(seed, dtype=float)
+        start_q = default_seed(low, high) if seed is None else np.ascontiguousarray(seed, dtype=float)
     except (TypeError, ValueError):
         pose = start_q = np.zeros(0)  # the checks below say why
     if pose.shape != (4, 4):
@@ -468,7 +505,7 @@ def narrowed_limits(chain: Chain, lower: npt.ArrayLike | None, upper: npt.ArrayL
     return np.ascontiguousarray(low, dtype=float), np.ascontiguousarray(high, dtype=float)
 
 
-def default_seed(chain: Chain, lower: Matrix, upper: Matrix) -> Matrix:
+def default_seed(lower: Matrix, upper: Matrix) -> Matrix:
     """The middle of each joint's range; 0 (clipped into the range) where a side is unbounded."""
     bounded = np.isfinite(lower) & np.isfinite(upper)
     middle = np.zeros(len(lower))
@@ -483,7 +520,7 @@ def checked_seed(chain: Chain, seed: npt.ArrayLike | None, lower: Matrix, upper:
     Raises :class:`InvalidIkSeed` for a wrong length, a non-finite value or a value further out.
     """
     if seed is None:
-        return default_seed(chain, lower, upper)
+        return default_seed(lower, upper)
     try:
         q = np.array(seed, dtype=float)
     except (TypeError, ValueError) as error:
