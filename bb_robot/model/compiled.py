@@ -219,12 +219,14 @@ def _load() -> Kernels | None:
     return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.solve)
 
 
-def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
+def frames(functions: Kernels, prog: Program, batch: Matrix, out: Matrix | None = None) -> Matrix:
     """Return the poses ``(B, count, 4, 4)`` (C-contiguous) of configurations ``batch`` ``(B, arity)``.
 
-    ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).
+    ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).  ``out``, when
+    given, is a C-contiguous float64 array of ``B · count · 16`` values the poses are written into
+    (and returned, reshaped); the caller checks it.
     """
-    out = np.empty((batch.shape[0], prog.count, 16))
+    out = np.empty((batch.shape[0], prog.count, 16)) if out is None else out.reshape(batch.shape[0], prog.count, 16)
     rows = block_rows(prog.slots)
     for start in range(0, batch.shape[0], rows):
         part = batch[start : start + rows]

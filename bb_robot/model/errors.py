@@ -311,3 +311,11 @@ class InvalidIkArgument(IkError):
         super().__init__(robot, f"robot '{robot}': inverse kinematics argument '{argument}' {reason}")
         self.argument = argument
         self.reason = reason
+
+
+class InvalidOutputArray(KinematicsError):
+    """An ``out`` array a result cannot be written into: wrong shape, dtype, layout, or read-only."""
+
+    def __init__(self, robot: str, reason: str) -> None:
+        super().__init__(robot, f"robot '{robot}': out {reason}")
+        self.reason = reason
