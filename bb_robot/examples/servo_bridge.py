@@ -21,6 +21,15 @@ index, and it moves towards a position target at the actuator's velocity limit t
 integrated within the same limits; effort commands are not supported (the servo holds, with a
 warning).  Counts are this bridge's business: the topics carry SI values only.
 
+**Command silence** (the contract's rule every bridge must follow): a servo that hears no command
+for ``command_timeout`` seconds (0.25 by default) stops the motion by itself: a velocity goes to
+zero, a position target becomes the position the servo is at.  The driver sends every cycle, so
+silence means it died, froze or lost the network; without this rule a servo would keep turning at
+the last velocity.  The servo follows commands again as soon as one arrives.
+
+A gap between two simulation steps longer than ``max_gap`` (the process was stopped, e.g. with
+SIGSTOP) is not integrated: the simulated servos were stopped with it, so they do not jump.
+
 ``silent_actuators`` (a parameter, changeable at run time) names actuators whose feedback is not
 published, as if their cable were cut: for tests and demonstrations of the driver's
 ``feedback_timeout``.
@@ -55,14 +64,21 @@ class SimulatedServo:
     target: float = math.nan
     target_velocity: float = 0.0
     unsupported: set[str] = field(default_factory=set)
+    #: When the last command arrived (seconds on the bridge's monotonic clock; None: never).
+    last_command: float | None = None
+    #: Whether the motion was stopped for command silence (until the next command).
+    silenced: bool = False
 
     @property
     def position(self) -> float:
         """The measured position, in actuator units (one count of resolution)."""
         return self.count / self.counts_per_unit
 
-    def command(self, position: Sequence[float], velocity: Sequence[float], effort: Sequence[float]) -> str | None:
-        """Take a command message's arrays; returns a complaint for one it cannot follow."""
+    def command(
+        self, position: Sequence[float], velocity: Sequence[float], effort: Sequence[float], now: float | None = None
+    ) -> str | None:
+        """Take a command message's arrays (``now``: when it arrived); returns a complaint for one it cannot follow."""
+        self.last_command, self.silenced = (now if now is not None else time.monotonic()), False
         if len(position) == 1:
             self.mode, self.target = "position", float(position[0])
         elif len(velocity) == 1:
@@ -73,6 +89,17 @@ class SimulatedServo:
         else:
             return "a command needs one position, velocity or effort"
         return None
+
+    def check_silence(self, now: float, timeout: float) -> bool:
+        """Stop the motion when no command came for ``timeout`` s (0: never); ``True`` when it just did.
+
+        A velocity becomes zero; a position target becomes the current position.
+        """
+        if timeout <= 0 or self.silenced or self.last_command is None or now - self.last_command < timeout:
+            return False
+        self.silenced = True
+        self.mode, self.target, self.target_velocity = "position", self.position, 0.0
+        return True
 
     def step(self, dt: float) -> None:
         """Move for ``dt`` seconds."""
@@ -172,6 +199,9 @@ def _make_node() -> Any:
                 "counts_per_metre": "Encoder counts per metre of the actuators of prismatic joints.",
                 "speed_scale": "Fraction of each actuator's velocity limit (from the index) the servo moves at.",
                 "silent_actuators": "Actuators whose feedback is not published (a cut cable), changeable live.",
+                "command_timeout": "Command silence (s) after which a servo stops by itself: a velocity goes to 0, a "
+                "position is held where the servo is (docs/nodes/actuators.md; 0: never, not for real servos).",
+                "max_gap": "A longer gap (s) between two simulation steps (the process was stopped) is not integrated.",
             }
             defaults: dict[str, Any] = {
                 "index_topic": "actuators",
@@ -180,6 +210,8 @@ def _make_node() -> Any:
                 "counts_per_metre": 100000.0,
                 "speed_scale": 1.0,
                 "silent_actuators": [],
+                "command_timeout": 0.25,
+                "max_gap": 0.1,
             }
             for name, default in defaults.items():
                 if name == "silent_actuators":  # (an empty list would be declared as a byte array)
@@ -222,7 +254,7 @@ def _make_node() -> Any:
             servo = self.servos.get(name)
             if servo is None:
                 return
-            complaint = servo.command(msg.position, msg.velocity, msg.effort)
+            complaint = servo.command(msg.position, msg.velocity, msg.effort, time.monotonic())
             if complaint is not None and (name, complaint) not in self.warned:
                 self.warned.add((name, complaint))
                 self.get_logger().warning(f"{name}: {complaint}")
@@ -232,10 +264,18 @@ def _make_node() -> Any:
                 return  # shutting down
             now = time.monotonic()
             dt, self.last = now - self.last, now
+            if dt > float(self.get_parameter("max_gap").value):
+                dt = 0.0  # the process was stopped: so were the simulated servos
+            timeout = float(self.get_parameter("command_timeout").value)
             # Declared by type only (no default list): its value is None until someone sets it.
             silent = set(self.get_parameter_or("silent_actuators").value or [])
             stamp = self.get_clock().now().to_msg()
             for name, servo in self.servos.items():
+                if servo.check_silence(now, timeout):
+                    self.get_logger().warning(
+                        f"{name}: no command for {timeout:g} s (command_timeout): stopped, holding at "
+                        f"{servo.position:.4f}"
+                    )
                 servo.step(dt)
                 if name in silent:
                     continue
