@@ -39,6 +39,8 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+#: The bridge's feedback: best effort, as the driver subscribes.
+FEEDBACK = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 ROBOT = load_urdf(BB_ARM)
 JOINTS = driven_joints(ROBOT)
 LIMITS = from_robot(ROBOT, JOINTS)
@@ -132,7 +134,7 @@ def test_driver_killed_mid_motion_bridge_stops_respawned_driver_disarmed(
     probe: Probe, start_node: StartNode, tmp_path: Path
 ) -> None:
     rig = Rig(probe, start_node, tmp_path, respawn=True)
-    pan_feedback = probe.subscribe(JointState, f"{rig.ns}/actuator/{PAN}/{PAN_ACTUATOR.name}/state", STREAM)
+    pan_feedback = probe.subscribe(JointState, f"{rig.ns}/actuator/{PAN}/{PAN_ACTUATOR.name}/state", FEEDBACK)
     result = rig.send_pan_goal(1.5, 6)
     # State 1: moving.
     rig.wait(lambda: rig.log.last(PAN) > 0.2, "the pan joint moving")

@@ -5,8 +5,9 @@ For each file of config/ and each backend it names (its ``backend:`` values and 
 file as it is (only what a launch adds on top: ``autostart``, the backend, a model argument), the
 example servo bridge beside the actuators backend and the C++ Gazebo stand-in beside the gazebo
 backend.  Over DDS, as a sas client: the driver starts disarmed; armed through ``~/arm``; a
-position command 1e300 for every joint and one 0.15 beyond a joint's upper limit (further than
-either clamp margin, 0.1 rad and 0.01 m) are rejected, each with its warning in the log; then a
+position command 1e300 for every joint (the sas array) and one 0.15 beyond a joint's upper limit
+(``~/joint_commands``, by name; further than either clamp margin, 0.1 rad and 0.01 m) are
+rejected, each with its warning in the log; then a
 small move of the same joint is followed.  Across everything received, no joint ever moved
 towards the rejected targets, and the others never moved.
 """
@@ -155,11 +156,19 @@ def test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move(
     joint = int(np.flatnonzero(np.isfinite(highs))[0])
     first = len(states)
 
-    for label, values in (("1e300", np.full(len(baseline), 1e300)), ("beyond", baseline.copy())):
-        if label == "beyond":
-            values[joint] = highs[joint] + BEYOND
+    # Two topics (the driver says each rejection, at most once per topic and problem every 5 s): the
+    # sas array with 1e300 for every joint, and one joint BEYOND its upper limit by name.
+    by_name = probe.node.create_publisher(JointState, f"{node.name}/joint_commands", STREAM)
+    probe.wait_for_subscribers(by_name)
+    for label, send in (
+        ("1e300", lambda: commands.publish(Float64MultiArray(data=[1e300] * len(baseline)))),
+        (
+            "beyond",
+            lambda: by_name.publish(JointState(name=[states[-1].name[joint]], position=[float(highs[joint] + BEYOND)])),
+        ),
+    ):
         before = node.log().count("rejected a command")
-        commands.publish(Float64MultiArray(data=[float(v) for v in values]))
+        send()
         assert probe.spin_until(lambda b=before: node.log().count("rejected a command") > b), _fail(  # type: ignore[misc]
             f"the {label} command was not rejected", *nodes
         )
