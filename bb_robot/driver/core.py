@@ -129,6 +129,7 @@ class DriverCore:
         self._last_command_ns: int | None = None
         self._watchdog_tripped = False
         self.stale_watch = StaleWatch()
+        self._started_ns = 0
         self._was_armed = self.arming.armed
         self._sample: JointSample | None = None
         self._snapshot = Snapshot(0, 0, None, False, (), self.arming.state, self.arming.reason, ("hold",) * n)
@@ -194,6 +195,8 @@ class DriverCore:
         except Exception as error:  # noqa: BLE001
             self._log("warning", f"backend '{self.backend.name}' failed to take the arming state: {error!r}")
         self.backend.start()
+        self.stale_watch.restart()
+        self._started_ns = self._clock()
         self._loop = RateLoop(rate, self._clock, priority)
         self._samples.thread_priority = 1 if priority > 0 else 0
         loop = self._loop
@@ -603,20 +606,18 @@ class DriverCore:
 
     def _check_stale(self, settings: CoreSettings, sample: JointSample, now: int) -> None:
         """Take ``stale_action`` on the cycle a joint goes stale (:mod:`bb_robot.driver.staleness`)."""
-        change = self.stale_watch.update(freshness(self.names, sample, now, settings.stale_timeout)[1])
-        if change is None:
+        stale = freshness(self.names, sample, now, settings.stale_timeout)[1]
+        change = self.stale_watch.update(stale, bool(sample.stamps.min() >= self._started_ns))
+        if change is not None:
+            self._log(*change.log_line(settings.stale_timeout, settings.stale_action))
+        if change is None or change.recovered:
             return
-        if change.recovered:
-            self._log("info", "every joint reports again: commands are accepted again (the joints hold until one)")
-            return
-        what = change.describe(settings.stale_timeout)
         if settings.stale_action == "disarm":
             with self._lock:
-                self.arming.disarm(f"stale_action: {what}")
+                self.arming.disarm(f"stale_action: {change.describe(settings.stale_timeout)}")
             self._on_arming_changed(False, sample, now)
         else:
-            self._hold_every_joint(what, sample, now)
-        self._log("warning", f"{what}: {'disarming' if settings.stale_action == 'disarm' else 'every joint holds'}")
+            self._hold_every_joint(change.describe(settings.stale_timeout), sample, now)
 
     def _hold_every_joint(self, reason: str, sample: JointSample | None, now: int) -> None:
         """End a running goal (aborted, ``reason``) and hold every joint where it was last reported."""

@@ -12,7 +12,9 @@ stale the core (:class:`bb_robot.driver.core.DriverCore`) takes ``stale_action``
 - ``disarm``: the same, and the driver disarms; ``~/arm`` is needed once the joints report again.
 
 :class:`StaleWatch` follows which joints are stale from cycle to cycle and says when that
-changes; it holds no ROS and no backend.
+changes; it holds no ROS and no backend.  It acts only once every joint has reported since the
+loop started: at activation the latest values may be older than ``stale_timeout`` (the executor
+thread was busy configuring and activating, and took no feedback meanwhile), which is no fault.
 """
 
 from __future__ import annotations
@@ -40,6 +42,12 @@ class StaleChange:
         """A sentence for the log and a goal's result."""
         return f"joint(s) {', '.join(self.new)} stale: no value from the backend for {timeout:g} s (stale_timeout)"
 
+    def log_line(self, timeout: float, action: str) -> tuple[str, str]:
+        """The level and text the driver logs for this change under ``stale_action`` ``action``."""
+        if self.recovered:
+            return "info", "every joint reports again: commands are accepted again (the joints hold until one)"
+        return "warning", f"{self.describe(timeout)}: {'disarming' if action == 'disarm' else 'every joint holds'}"
+
 
 class StaleWatch:
     """The stale joints of the last cycle, and whether commands are refused because of them."""
@@ -50,11 +58,28 @@ class StaleWatch:
         self.holding = False
         #: How often joints went stale since the driver was created.
         self.events = 0
+        #: Whether every joint has reported since the loop started.
+        self.ready = False
 
-    def update(self, stale: tuple[str, ...]) -> StaleChange | None:
-        """Take this cycle's stale joints; returns the change, or ``None`` when nothing changed."""
+    def restart(self) -> None:
+        """The loop starts (activation): wait for every joint to be fresh before acting again."""
+        self.stale, self.holding, self.ready = (), False, False
+
+    def update(self, stale: tuple[str, ...], reported_since_start: bool = True) -> StaleChange | None:
+        """Take this cycle's stale joints; returns the change, or ``None`` when nothing changed.
+
+        Args:
+            stale: The joints stale at this cycle.
+            reported_since_start: Whether every joint has reported since the loop started.
+
+        Returns:
+            The change, or ``None`` (also until every joint has reported since the start).
+        """
         previous = self.stale
         self.stale = stale
+        if not self.ready:
+            self.ready = reported_since_start and not stale
+            return None
         new = tuple(name for name in stale if name not in previous)
         if new:
             self.holding = True

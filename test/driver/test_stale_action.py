@@ -103,6 +103,8 @@ def test_a_stale_joint_aborts_the_goal_and_holds_without_a_burst(action: str) ->
 
 def test_stale_watch_reports_each_change_once() -> None:
     watch = StaleWatch()
+    assert watch.update(("a",)) is None  # stale before every joint was ever fresh: no action
+    assert not watch.holding
     assert watch.update(()) is None
     change = watch.update(("a",))
     assert change is not None and change.new == ("a",) and watch.holding
@@ -112,3 +114,9 @@ def test_stale_watch_reports_each_change_once() -> None:
     change = watch.update(())
     assert change is not None and change.recovered and not watch.holding
     assert watch.events == 2
+    watch.restart()  # a new activation: old values at its start are no fault
+    assert watch.update(("a",)) is None and not watch.holding
+    assert watch.update((), reported_since_start=False) is None  # fresh, but from before the start
+    assert watch.update(("a",)) is None and not watch.holding
+    assert watch.update(()) is None and watch.ready
+    assert watch.update(("a",)) is not None and watch.holding
