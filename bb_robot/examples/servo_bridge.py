@@ -90,6 +90,16 @@ class SimulatedServo:
             return "a command needs one position, velocity or effort"
         return None
 
+    def stay_where(self, other: SimulatedServo) -> None:
+        """Take the position of ``other`` (the same servo under an earlier index), within this one's
+        travel, and hold it: a new index (new limits, a restarted driver) does not move a servo."""
+        count = other.count
+        if self.min_count is not None:
+            count = max(count, self.min_count)
+        if self.max_count is not None:
+            count = min(count, self.max_count)
+        self.count, self.mode, self.target, self.velocity = count, "position", count / self.counts_per_unit, 0.0
+
     def check_silence(self, now: float, timeout: float) -> bool:
         """Stop the motion when no command came for ``timeout`` s (0: never); ``True`` when it just did.
 
@@ -232,16 +242,20 @@ def _make_node() -> Any:
             index = json.loads(msg.data)
             for kind, entity in self.entities:
                 (self.destroy_subscription if kind == "sub" else self.destroy_publisher)(entity)
+            previous = self.servos
             self.entities, self.servos, self.publishers_ = [], {}, {}
             get = self.get_parameter
             for entry in index["actuators"]:
                 name = entry["name"]
-                self.servos[name] = servo_for(
+                servo = servo_for(
                     entry,
                     float(get("counts_per_revolution").value),
                     float(get("counts_per_metre").value),
                     float(get("speed_scale").value),
                 )
+                if name in previous:  # a new index (new limits, a restarted driver): the servo stays where it is
+                    servo.stay_where(previous[name])
+                self.servos[name] = servo
                 sub = self.create_subscription(
                     JointState, entry["command_topic"], functools.partial(self.on_command, name), latest
                 )

@@ -82,3 +82,19 @@ def test_command_silence_holds_where_a_position_move_is() -> None:
     for _ in range(10):
         servo.step(0.1)
     assert servo.position == held and held < 10.0
+
+
+def test_a_new_index_leaves_a_servo_where_it_is() -> None:
+    """A restarted driver republishes the index: the bridge's servo keeps its position (a real one
+    would not teleport), within the new travel."""
+    old = servo_for(entry(), 4096.0, 1e5, 1.0)
+    old.command([5.0], [0.0], [], now=0.0)
+    for _ in range(10):
+        old.step(0.1)
+    new = servo_for(entry(), 4096.0, 1e5, 1.0)
+    assert new.position != old.position
+    new.stay_where(old)
+    assert new.count == old.count and new.target == new.position and new.mode == "position"
+    narrow = servo_for(entry(position_max=1.0), 4096.0, 1e5, 1.0)
+    narrow.stay_where(old)
+    assert narrow.count == narrow.max_count
