@@ -106,7 +106,7 @@ class Client:
         self.node.create_subscription(DiagnosticArray, "/diagnostics", self._on_diagnostics, QoSProfile(depth=10))
         self.arm = self.node.create_client(Trigger, "/driver/arm")
         self.action = ActionClient(self.node, FollowJointTrajectory, "/driver/follow_joint_trajectory")
-        self._Trigger, self._Goal = Trigger, FollowJointTrajectory.Goal
+        self._Trigger = Trigger
         self.busy = False
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
@@ -144,26 +144,13 @@ class Client:
 
     def send_demo(self) -> None:
         """Send the demo goal from where the arm is (when none is running)."""
-        from builtin_interfaces.msg import Duration
-        from trajectory_msgs.msg import JointTrajectoryPoint
-
         from bb_robot.bringup.demo import demo_points
+        from bb_robot.nodes.up_client import demo_goal
 
         if self.busy:
             return
         joints = [j for j in self.plan.demo_joints if j.name in self.positions]
-        points = demo_points(joints, self.positions)
-        goal = self._Goal()
-        goal.trajectory.joint_names = [j.name for j in joints]
-        for point in points:
-            seconds = int(point.time)
-            goal.trajectory.points.append(
-                JointTrajectoryPoint(
-                    positions=list(point.positions),
-                    velocities=[0.0] * len(point.positions),
-                    time_from_start=Duration(sec=seconds, nanosec=int((point.time - seconds) * 1e9)),
-                )
-            )
+        goal = demo_goal([j.name for j in joints], demo_points(joints, self.positions))
         self.busy = True
         self.system.goals_sent += 1
         self.action.send_goal_async(goal).add_done_callback(self._on_goal)
