@@ -13,7 +13,9 @@ default ``bb_arm.yaml``), ``backend`` (empty: the parameter file's, else ``sim``
 ``actuators``), ``namespace``, ``frame_prefix``, ``use_sim_time``, ``rviz`` (RViz with
 ``config/bringup.rviz`` where ``rviz2`` exists), ``world`` and ``gz`` (``gz sim -r <world>`` where
 ``gz`` exists) and ``robots`` (``,``-separated namespaces; empty: the robots the parameter file
-has sections for, e.g. ``/left/description`` and ``/right/description``, else one robot).
+has sections for, e.g. ``/left/description`` and ``/right/description``, else one robot) and
+``respawn`` (``true``: a description node or driver that ends is started again after a second;
+the driver then comes back disarmed, see ``docs/safety.md``).
 
 Each robot is a description node and a driver (``autostart``: it configures and activates itself)
 in the robot's namespace. See ``docs/bringup.md``.
@@ -52,6 +54,7 @@ ARGUMENTS = (
     ("view_host", "127.0.0.1", "view: the address the Foxglove server listens on (unauthenticated beyond localhost)"),
     ("view_port", "8765", "view: the Foxglove server's port (0: any free port)"),
     ("record", "", "an MCAP file the view node records the robot's topics to (it must not exist yet)"),
+    ("respawn", "false", "true: restart a description node or driver that ends (the driver comes back disarmed)"),
 )
 
 TRUE = ("true", "1", "yes", "on")
@@ -67,6 +70,8 @@ def _overrides(context):
     common = {"use_sim_time": value("use_sim_time").lower() in TRUE}
     description = {}
     driver = {"autostart": True}
+    if value("respawn").lower() in TRUE:
+        driver["respawn"] = True  # a restart comes back disarmed, whatever auto_arm says
     model = value("model")
     if model:
         description["model"] = model
@@ -93,6 +98,7 @@ def _overrides(context):
 def _robot_nodes(context, config, robots):
     description, driver = _overrides(context)
     outer = LaunchConfiguration("namespace").perform(context).strip("/")
+    respawn = {"respawn": LaunchConfiguration("respawn").perform(context).lower() in TRUE, "respawn_delay": 1.0}
     nodes = []
     for robot in robots:
         namespace = "/".join(part for part in (outer, robot) if part)
@@ -104,6 +110,7 @@ def _robot_nodes(context, config, robots):
                 namespace=namespace,
                 parameters=[config, description],
                 output="screen",
+                **respawn,
             )
         )
         nodes.append(
@@ -114,6 +121,7 @@ def _robot_nodes(context, config, robots):
                 namespace=namespace,
                 parameters=[config, driver],
                 output="screen",
+                **respawn,
             )
         )
     return nodes

@@ -24,7 +24,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from bb_robot.bringup.demo import DemoPoint, demo_points
@@ -32,7 +32,7 @@ from bb_robot.bringup.status import GoalProgress, RobotView
 from bb_robot.cli import common
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
 from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
-from bb_robot.cli.up_process import BringupProcess
+from bb_robot.cli.up_process import BringupProcess, DriverWatch
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
 from bb_robot.driver.backends.base import builtin_backends
 from bb_robot.errors import BbRobotError
@@ -90,6 +90,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "without --duration, exit when it ends (0 succeeded, 1 failed)",
     )
     parser.add_argument(
+        "--respawn",
+        action="store_true",
+        help="restart a description node or driver that ends (the driver comes back disarmed; docs/safety.md)",
+    )
+    parser.add_argument(
         "--view",
         action="store_true",
         help="serve the running robot to Foxglove or Lichtblick (the view node; docs/view.md)",
@@ -121,12 +126,31 @@ class _Run:
     client: UpClient
     stop: threading.Event
     start: float
+    drivers: dict[str, DriverWatch] = field(default_factory=dict)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
 
     def views(self) -> dict[str, RobotView]:
-        return self.client.snapshot()
+        views = self.client.snapshot()
+        for namespace, view in views.items():
+            watch = self.drivers.get(namespace)
+            if watch is not None:
+                view.warnings = (*watch.warnings(), *view.warnings)
+        return views
+
+    def watch_drivers(self) -> None:
+        """Follow each robot's driver process; say when one is lost or restarted."""
+        pids = self.process.node_pids("driver")
+        for namespace in self.plan.robots:
+            watch = self.drivers.setdefault(namespace, DriverWatch())
+            event = watch.update(pids.get(namespace.strip("/")))
+            if event:
+                self.say(f"{'/' + namespace + ' ' if namespace else ''}{event}")
+
+    def driver_lost(self) -> bool:
+        """Whether a driver process ended since it was seen (even if a respawned one runs now)."""
+        return any(watch.losses for watch in self.drivers.values())
 
     def say(self, text: str) -> None:
         print(f"  [{self.elapsed():6.2f} s] {text}", flush=True)
@@ -158,6 +182,7 @@ def _wait(run: _Run, done: Callable[[], bool], timeout: float, stage: str) -> bo
             return True
         if run.stop.is_set():
             return False
+        run.watch_drivers()
         if not run.process.running():
             errors = "; ".join(run.process.errors()) or "no error in its output"
             raise StageFailed(
@@ -297,6 +322,9 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
         return all(goal.done for goal in goals.values()) or time.monotonic() > goal_deadline
 
     def finished() -> bool:
+        run.watch_drivers()
+        if goals and run.driver_lost():
+            return True  # the goals died with the driver: no result will come
         if args.duration is not None:
             return time.monotonic() - up_at >= args.duration and (not goals or demo_over())
         return bool(goals) and demo_over()
@@ -307,7 +335,10 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
     code = EXIT_OK
     for namespace, goal in goals.items():
         label = f"/{namespace} " if namespace else ""
-        if not goal.done:
+        if not goal.done and run.driver_lost():
+            run.say(f"{label}demo goal failed: driver lost (its process ended while the goal ran)")
+            code = EXIT_INPUT
+        elif not goal.done:
             if run.stop.is_set():
                 run.say(f"{label}demo interrupted")
                 continue
@@ -356,6 +387,8 @@ def run(args: argparse.Namespace) -> int:
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     _add_view(plan.launch_arguments, args)
+    if args.respawn:
+        plan.launch_arguments["respawn"] = "true"
     stop = threading.Event()
     start = time.monotonic()
     with _signals_to(stop):

@@ -13,7 +13,8 @@ import signal
 import subprocess
 import sys
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil  # type: ignore[import-untyped]
@@ -62,6 +63,28 @@ class BringupProcess:
         lines = [line for line in self.log().splitlines() if "ERROR" in line or "Error" in line or "error:" in line]
         return lines[-limit:]
 
+    def node_pids(self, node: str) -> dict[str, int]:
+        """The running processes below the launch that run ROS node ``node``, by namespace ("" for none).
+
+        launch_ros starts a node with ``-r __node:=<name>`` and ``-r __ns:=<namespace>``.
+        """
+        found: dict[str, int] = {}
+        try:
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.Error:
+            return found
+        for process in children:
+            try:
+                if process.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                arguments = process.cmdline()
+            except psutil.Error:
+                continue
+            if f"__node:={node}" in arguments:
+                namespace = next((a[len("__ns:=") :] for a in arguments if a.startswith("__ns:=")), "")
+                found[namespace.strip("/")] = process.pid
+        return found
+
     def alive_children(self) -> list[psutil.Process]:
         """Processes seen below the launch (or the launch itself) that are still running."""
         alive = []
@@ -107,3 +130,42 @@ class BringupProcess:
                 pass
         self._log.close()
         return [process.pid for process in left]
+
+
+@dataclass
+class DriverWatch:
+    """The driver process of one robot, as seen below the launch: lost when the process that ran
+    ends, restarted when another one appears (``respawn``).
+
+    Attributes:
+        pid: The driver's process (``None``: none seen yet, or lost).
+        lost: Whether the driver process ended since it was seen (until another one runs).
+        losses: How often it ended.
+        restarts: How often another one appeared after one ended.
+    """
+
+    pid: int | None = None
+    lost: bool = False
+    losses: int = 0
+    restarts: int = 0
+
+    def update(self, pid: int | None) -> str | None:
+        """Take the pid seen now; returns what changed, for the log (``None``: nothing)."""
+        if pid == self.pid:
+            return None
+        previous, self.pid = self.pid, pid
+        if pid is None:
+            self.lost, self.losses = True, self.losses + 1
+            return f"driver lost: its process {previous} ended"
+        if previous is not None or self.lost:
+            self.lost, self.restarts = False, self.restarts + 1
+            return f"driver restarted (process {pid}, restart {self.restarts}): it comes back disarmed"
+        return None
+
+    def warnings(self) -> Sequence[str]:
+        """What the live view shows about it."""
+        if self.lost:
+            return ("driver lost: its process ended",)
+        if self.restarts:
+            return (f"driver restarted {self.restarts} time(s): disarmed; a goal it ran was lost",)
+        return ()

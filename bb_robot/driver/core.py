@@ -41,8 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
-from dataclasses import replace
-from typing import Any, assert_never
+from typing import assert_never
 
 import numpy as np
 import numpy.typing as npt
@@ -65,7 +64,8 @@ from bb_robot.driver.limits import JointLimitTable
 from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
 from bb_robot.driver.samples import SampleFanout, SampleListener, freshness
 from bb_robot.driver.setpoints import TRAJECTORY, Setpoints
-from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot
+from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
+from bb_robot.driver.staleness import StaleWatch
 from bb_robot.driver.tolerances import Outcome, Tolerances
 from bb_robot.driver.trajectory import Trajectory, TrajectoryPoint, build_trajectory
 from bb_robot.model.robot import Robot
@@ -128,6 +128,8 @@ class DriverCore:
         self._execution: Execution | None = None
         self._last_command_ns: int | None = None
         self._watchdog_tripped = False
+        self.stale_watch = StaleWatch()
+        self._started_ns = 0
         self._was_armed = self.arming.armed
         self._sample: JointSample | None = None
         self._snapshot = Snapshot(0, 0, None, False, (), self.arming.state, self.arming.reason, ("hold",) * n)
@@ -193,6 +195,8 @@ class DriverCore:
         except Exception as error:  # noqa: BLE001
             self._log("warning", f"backend '{self.backend.name}' failed to take the arming state: {error!r}")
         self.backend.start()
+        self.stale_watch.restart()
+        self._started_ns = self._clock()
         self._loop = RateLoop(rate, self._clock, priority)
         self._samples.thread_priority = 1 if priority > 0 else 0
         loop = self._loop
@@ -269,6 +273,8 @@ class DriverCore:
             state = self.arming.state.value
             hint = "call ~/reset, then ~/arm" if self.arming.state is ArmState.ERROR else "call ~/arm"
             raise CommandRejected("disarmed", f"the driver is {state} ({self.arming.reason}); {hint}")
+        if self.stale_watch.holding:
+            raise CommandRejected("stale", self.stale_watch.reason())
 
     def prepare_trajectory(
         self,
@@ -382,6 +388,7 @@ class DriverCore:
         command = None
         if sample is not None:
             self._watchdog(settings, last_command, sample, now)
+            self._check_stale(settings, sample, now)
             command = self._command(sample, now)
             self._write(command, now)
             if self._execution is not None:
@@ -490,9 +497,7 @@ class DriverCore:
                 else:
                     execution.finish(Outcome("canceled", SUCCESSFUL, reason))
             case HoldAll(reason=reason):
-                if self._execution is not None:
-                    self._end_execution(Outcome("aborted", INVALID_GOAL, reason), sample, now, hold_final=False)
-                self._setpoints.hold_joints(np.arange(len(self.names)), sample)
+                self._hold_every_joint(reason, sample, now)
                 if sample is None:
                     self._log("info", f"{reason}: every joint holds where the backend next reports it")
             case SetLimits(limits=limits):
@@ -511,8 +516,8 @@ class DriverCore:
             self._log("warning", f"backend '{self.backend.name}' did not take the new limits: {error!r}")
 
     def _apply_command(self, command: JointCommand, sample: JointSample, now: int) -> None:
-        if not self.arming.armed:
-            return  # disarmed after it was queued: dropped (the joints hold)
+        if not self.arming.armed or self.stale_watch.holding:
+            return  # disarmed, or a joint went stale, after it was queued: dropped (the joints hold)
         execution = self._execution
         if execution is not None and self._setpoints.masks().traj[command.indices].any():
             self._end_execution(
@@ -529,8 +534,9 @@ class DriverCore:
         self._pending_latency.append(command.received_ns)
 
     def _start_execution(self, execution: Execution, sample: JointSample, now: int) -> None:
-        if not self.arming.armed:
-            execution.finish(Outcome("aborted", INVALID_GOAL, f"the driver is {self.arming.state.value}"))
+        if not self.arming.armed or self.stale_watch.holding:
+            why = self.stale_watch.reason() if self.arming.armed else f"the driver is {self.arming.state.value}"
+            execution.finish(Outcome("aborted", INVALID_GOAL, why))
             return
         previous = self._execution
         if previous is not None:
@@ -569,14 +575,7 @@ class DriverCore:
     def _on_arming_changed(self, armed: bool, sample: JointSample | None, now: int) -> None:
         self._was_armed = armed
         if not armed and sample is not None:
-            if self._execution is not None:
-                self._end_execution(
-                    Outcome("aborted", INVALID_GOAL, f"the driver was {self.arming.state.value}: {self.arming.reason}"),
-                    sample,
-                    now,
-                    hold_final=False,
-                )
-            self._setpoints.hold_joints(np.arange(len(self.names)), sample)
+            self._hold_every_joint(f"the driver was {self.arming.state.value}: {self.arming.reason}", sample, now)
         try:
             self.backend.set_armed(armed)
         except Exception as error:  # noqa: BLE001
@@ -604,6 +603,27 @@ class DriverCore:
         else:
             self._setpoints.hold_joints(np.flatnonzero(commanded), sample)
             self._log("warning" if moving[commanded].any() else "debug", f"watchdog: {what}: holding position")
+
+    def _check_stale(self, settings: CoreSettings, sample: JointSample, now: int) -> None:
+        """Take ``stale_action`` on the cycle a joint goes stale (:mod:`bb_robot.driver.staleness`)."""
+        stale = freshness(self.names, sample, now, settings.stale_timeout)[1]
+        change = self.stale_watch.update(stale, bool(sample.stamps.min() >= self._started_ns))
+        if change is not None:
+            self._log(*change.log_line(settings.stale_timeout, settings.stale_action))
+        if change is None or change.recovered:
+            return
+        if settings.stale_action == "disarm":
+            with self._lock:
+                self.arming.disarm(f"stale_action: {change.describe(settings.stale_timeout)}")
+            self._on_arming_changed(False, sample, now)
+        else:
+            self._hold_every_joint(change.describe(settings.stale_timeout), sample, now)
+
+    def _hold_every_joint(self, reason: str, sample: JointSample | None, now: int) -> None:
+        """End a running goal (aborted, ``reason``) and hold every joint where it was last reported."""
+        if self._execution is not None:
+            self._end_execution(Outcome("aborted", INVALID_GOAL, reason), sample, now, hold_final=False)
+        self._setpoints.hold_joints(np.arange(len(self.names)), sample)
 
     # ---------------------------------------------------------- the command
     def _command(self, sample: JointSample, now: int) -> BackendCommand:
@@ -675,12 +695,3 @@ class DriverCore:
             self.step(CycleInfo(k, now, now, period_ns))
             now += period_ns
         return now
-
-
-def replace_settings(settings: CoreSettings, **changes: Any) -> CoreSettings:  # noqa: ANN401 - any field's type
-    """``settings`` with ``changes`` (``trajectory_<field>`` keys change the trajectory options)."""
-    trajectory = {k[len("trajectory_") :]: v for k, v in changes.items() if k.startswith("trajectory_")}
-    plain = {k: v for k, v in changes.items() if not k.startswith("trajectory_")}
-    if trajectory:
-        plain["trajectory"] = replace(settings.trajectory, **trajectory)
-    return replace(settings, **plain)

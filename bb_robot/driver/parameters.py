@@ -194,10 +194,27 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         range=(0.0, 3600.0),
     ),
     ParameterSpec(
+        "stale_action",
+        "hold",
+        "What the driver does when a joint goes stale (a servo, bridge or link that stopped reporting): 'hold' (a "
+        "running goal is aborted, every joint holds where it was last reported, commands are refused until every "
+        "joint reports again) or 'disarm' (the same, and the driver disarms: ~/arm is needed afterwards).",
+        choices=("hold", "disarm"),
+    ),
+    ParameterSpec(
         "auto_arm",
         False,
         "Arm when activated. Otherwise commands are refused until ~/arm (or ~/set_armed true) is called.",
         type="bool",
+    ),
+    ParameterSpec(
+        "respawn",
+        False,
+        "Set by a launch that respawns the driver (bringup.launch.py respawn:=true): a start after the first under "
+        "the same launch process is a restart, which comes back disarmed whatever auto_arm says and is reported "
+        "on /diagnostics. Read-only.",
+        type="bool",
+        when="start",
     ),
     ParameterSpec(
         "autostart",

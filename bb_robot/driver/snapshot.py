@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,6 +24,8 @@ class CoreSettings:
     command_timeout: float = 0.5
     watchdog_action: str = "hold"
     stale_timeout: float = 0.1
+    #: What the loop does when a joint goes stale: ``hold`` or ``disarm`` (:mod:`bb_robot.driver.staleness`).
+    stale_action: str = "hold"
     trajectory: TrajectoryOptions = field(default_factory=TrajectoryOptions)
     #: Write a submitted command at once (in the submitting thread), not at the next cycle.
     immediate_commands: bool = False
@@ -66,3 +69,12 @@ class CommandLatency:
         window = self.values[:n].astype(np.float64) * 1e-9
         p50, p99 = np.percentile(window, [50, 99])
         return float(p50), float(p99), float(window.max())
+
+
+def replace_settings(settings: CoreSettings, **changes: Any) -> CoreSettings:  # noqa: ANN401 - any field's type
+    """``settings`` with ``changes`` (``trajectory_<field>`` keys change the trajectory options)."""
+    trajectory = {k[len("trajectory_") :]: v for k, v in changes.items() if k.startswith("trajectory_")}
+    plain = {k: v for k, v in changes.items() if not k.startswith("trajectory_")}
+    if trajectory:
+        plain["trajectory"] = replace(settings.trajectory, **trajectory)
+    return replace(settings, **plain)

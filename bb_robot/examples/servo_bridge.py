@@ -22,6 +22,15 @@ integrated within the same limits and stop at the end of the index's command ran
 (``command_min`` / ``command_max``), however long the command stands; effort commands are not
 supported (the servo holds, with a warning).  Counts are this bridge's business: the topics carry SI values only.
 
+**Command silence** (the contract's rule every bridge must follow): a servo that hears no command
+for ``command_timeout`` seconds (0.25 by default) stops the motion by itself: a velocity goes to
+zero, a position target becomes the position the servo is at.  The driver sends every cycle, so
+silence means it died, froze or lost the network; without this rule a servo would keep turning at
+the last velocity.  The servo follows commands again as soon as one arrives.
+
+A gap between two simulation steps longer than ``max_gap`` (the process was stopped, e.g. with
+SIGSTOP) is not integrated: the simulated servos were stopped with it, so they do not jump.
+
 ``silent_actuators`` (a parameter, changeable at run time) names actuators whose feedback is not
 published, as if their cable were cut: for tests and demonstrations of the driver's
 ``feedback_timeout``.
@@ -59,14 +68,21 @@ class SimulatedServo:
     target: float = math.nan
     target_velocity: float = 0.0
     unsupported: set[str] = field(default_factory=set)
+    #: When the last command arrived (seconds on the bridge's monotonic clock; None: never).
+    last_command: float | None = None
+    #: Whether the motion was stopped for command silence (until the next command).
+    silenced: bool = False
 
     @property
     def position(self) -> float:
         """The measured position, in actuator units (one count of resolution)."""
         return self.count / self.counts_per_unit
 
-    def command(self, position: Sequence[float], velocity: Sequence[float], effort: Sequence[float]) -> str | None:
-        """Take a command message's arrays; returns a complaint for one it cannot follow."""
+    def command(
+        self, position: Sequence[float], velocity: Sequence[float], effort: Sequence[float], now: float | None = None
+    ) -> str | None:
+        """Take a command message's arrays (``now``: when it arrived); returns a complaint for one it cannot follow."""
+        self.last_command, self.silenced = (now if now is not None else time.monotonic()), False
         if len(position) == 1:
             self.mode, self.target = "position", float(position[0])
         elif len(velocity) == 1:
@@ -77,6 +93,27 @@ class SimulatedServo:
         else:
             return "a command needs one position, velocity or effort"
         return None
+
+    def stay_where(self, other: SimulatedServo) -> None:
+        """Take the position of ``other`` (the same servo under an earlier index), within this one's
+        travel, and hold it: a new index (new limits, a restarted driver) does not move a servo."""
+        count = other.count
+        if self.min_count is not None:
+            count = max(count, self.min_count)
+        if self.max_count is not None:
+            count = min(count, self.max_count)
+        self.count, self.mode, self.target, self.velocity = count, "position", count / self.counts_per_unit, 0.0
+
+    def check_silence(self, now: float, timeout: float) -> bool:
+        """Stop the motion when no command came for ``timeout`` s (0: never); ``True`` when it just did.
+
+        A velocity becomes zero; a position target becomes the current position.
+        """
+        if timeout <= 0 or self.silenced or self.last_command is None or now - self.last_command < timeout:
+            return False
+        self.silenced = True
+        self.mode, self.target, self.target_velocity = "position", self.position, 0.0
+        return True
 
     def step(self, dt: float) -> None:
         """Move for ``dt`` seconds."""
@@ -189,6 +226,9 @@ def _make_node() -> Any:
                 "counts_per_metre": "Encoder counts per metre of the actuators of prismatic joints.",
                 "speed_scale": "Fraction of each actuator's velocity limit (from the index) the servo moves at.",
                 "silent_actuators": "Actuators whose feedback is not published (a cut cable), changeable live.",
+                "command_timeout": "Command silence (s) after which a servo stops by itself: a velocity goes to 0, a "
+                "position is held where the servo is (docs/nodes/actuators.md; 0: never, not for real servos).",
+                "max_gap": "A longer gap (s) between two simulation steps (the process was stopped) is not integrated.",
             }
             defaults: dict[str, Any] = {
                 "index_topic": "actuators",
@@ -197,6 +237,8 @@ def _make_node() -> Any:
                 "counts_per_metre": 100000.0,
                 "speed_scale": 1.0,
                 "silent_actuators": [],
+                "command_timeout": 0.25,
+                "max_gap": 0.1,
             }
             for name, default in defaults.items():
                 if name == "silent_actuators":  # (an empty list would be declared as a byte array)
@@ -217,16 +259,20 @@ def _make_node() -> Any:
             index = json.loads(msg.data)
             for kind, entity in self.entities:
                 (self.destroy_subscription if kind == "sub" else self.destroy_publisher)(entity)
+            previous = self.servos
             self.entities, self.servos, self.publishers_ = [], {}, {}
             get = self.get_parameter
             for entry in index["actuators"]:
                 name = entry["name"]
-                self.servos[name] = servo_for(
+                servo = servo_for(
                     entry,
                     float(get("counts_per_revolution").value),
                     float(get("counts_per_metre").value),
                     float(get("speed_scale").value),
                 )
+                if name in previous:  # a new index (new limits, a restarted driver): the servo stays where it is
+                    servo.stay_where(previous[name])
+                self.servos[name] = servo
                 sub = self.create_subscription(
                     JointState, entry["command_topic"], functools.partial(self.on_command, name), latest
                 )
@@ -239,7 +285,7 @@ def _make_node() -> Any:
             servo = self.servos.get(name)
             if servo is None:
                 return
-            complaint = servo.command(msg.position, msg.velocity, msg.effort)
+            complaint = servo.command(msg.position, msg.velocity, msg.effort, time.monotonic())
             if complaint is not None and (name, complaint) not in self.warned:
                 self.warned.add((name, complaint))
                 self.get_logger().warning(f"{name}: {complaint}")
@@ -249,10 +295,18 @@ def _make_node() -> Any:
                 return  # shutting down
             now = time.monotonic()
             dt, self.last = now - self.last, now
+            if dt > float(self.get_parameter("max_gap").value):
+                dt = 0.0  # the process was stopped: so were the simulated servos
+            timeout = float(self.get_parameter("command_timeout").value)
             # Declared by type only (no default list): its value is None until someone sets it.
             silent = set(self.get_parameter_or("silent_actuators").value or [])
             stamp = self.get_clock().now().to_msg()
             for name, servo in self.servos.items():
+                if servo.check_silence(now, timeout):
+                    self.get_logger().warning(
+                        f"{name}: no command for {timeout:g} s (command_timeout): stopped, holding at "
+                        f"{servo.position:.4f}"
+                    )
                 servo.step(dt)
                 if name in silent:
                     continue

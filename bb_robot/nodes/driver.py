@@ -54,6 +54,8 @@ from bb_robot.driver.model import (
     mimic_joints,
     mimic_sources,
 )
+from bb_robot.driver.restarts import record_start
+from bb_robot.driver.skips import SkipWindow
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.nodes.driver_action import TrajectoryAction
@@ -151,6 +153,14 @@ class DriverNode(LifecycleNode):
         self._throttle = WarningThrottle(5.0)
         self._steady = Clock(clock_type=ClockType.STEADY_TIME)
         self._session: Session | None = None
+        self._skips = SkipWindow()
+        #: Earlier starts under the same launch (respawn: true); > 0: this process is a restart.
+        self.restarts = record_start(self.get_fully_qualified_name()) if self._params.flag("respawn") else 0
+        if self.restarts:
+            self.get_logger().warning(
+                f"respawned: restart {self.restarts} of this driver under its launch; it starts disarmed whatever "
+                "auto_arm says and resumes no goal or command (sim and mujoco restart from their initial state)"
+            )
 
         self._backend_name = self._params.text("backend")
         self._backend_class: type[Backend] | None = None
@@ -354,9 +364,11 @@ class DriverNode(LifecycleNode):
             self.get_logger().error(f"activate failed: {error}")
             return TransitionCallbackReturn.FAILURE
         self._start_publish_timer(session)
-        if self._params.flag("auto_arm"):
+        if self._params.flag("auto_arm") and not self.restarts:
             _, text = session.core.arm()
             self.get_logger().info(f"auto_arm: {text}")
+        elif self.restarts and session.core.arming.reason == "not armed yet":
+            session.core.arming.reason = f"respawned (restart {self.restarts}): call ~/arm"
         self._publish_arm_state(session)
         for _ in range(100):  # the loop thread reports its scheduling as it starts
             if session.core.scheduling != "not started":
@@ -574,6 +586,8 @@ class DriverNode(LifecycleNode):
             self._params.number("rate"),
             self._callback_scheduling,
             self._publishing(session),
+            self._skips,
+            self.restarts,
         )
         array.status = driver_statuses(self.get_name(), state, self._backend_name, view)
         return array

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
 from bb_robot.driver.backends.base import HealthLevel
 from bb_robot.driver.core import DriverCore
+from bb_robot.driver.skips import SkipWindow
 
 _LEVELS = {HealthLevel.OK: DiagnosticStatus.OK, HealthLevel.WARN: DiagnosticStatus.WARN}
 
@@ -24,6 +26,8 @@ class DriverView:
         rate: The ``rate`` parameter (Hz).
         executor: How the executor thread is scheduled.
         publishing: How joint_states are published.
+        skips: The node's skipped-cycle window (kept between two diagnostics).
+        restarts: How often this driver was respawned (0: its first start).
     """
 
     core: DriverCore
@@ -32,6 +36,8 @@ class DriverView:
     rate: float
     executor: str
     publishing: str
+    skips: SkipWindow = field(default_factory=SkipWindow)
+    restarts: int = 0
 
 
 def _status(
@@ -75,10 +81,15 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     loop_level, loop_message = ok, "running" if core.running else "stopped"
     stats = core.loop_stats()
     if stats is not None and stats.cycles:
+        figures = view.skips.add(time.monotonic(), stats.cycles, stats.skipped)
         loop.update(
             {
                 "cycles": stats.cycles,
                 "skipped cycles": stats.skipped,
+                "skipped share": f"{100 * figures.share:.3g} %",
+                f"skipped in the last {view.skips.window:g} s": (
+                    f"{figures.recent_skipped} ({100 * figures.recent_share:.3g} %)"
+                ),
                 "measured rate (Hz)": f"{1.0 / stats.period_mean:.1f}" if stats.period_mean > 0 else "-",
                 "period jitter std (ms)": f"{stats.period_std * 1e3:.3f}",
                 "period max deviation (ms)": f"{stats.period_max_deviation * 1e3:.3f}",
@@ -89,8 +100,10 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
                 "cycle time max (ms)": f"{stats.step_max * 1e3:.3f}",
             }
         )
-        if stats.skipped:
-            loop_level, loop_message = warn, f"running; {stats.skipped} cycles skipped since activation"
+        if figures.skipped:
+            loop_message = f"running; {figures.describe()}"
+        if figures.warn:  # more than 1 % of the recent cycles: the machine cannot keep the rate
+            loop_level = warn
     latency = core.command_latency()
     if latency is not None:
         loop["command latency p50 (ms)"] = f"{latency[0] * 1e3:.3f}"
@@ -102,7 +115,13 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     backend_level = _LEVELS.get(health.level, error) if health.connected else error
     backend_values = {"backend": backend, "connected": health.connected, **health.values}
     arm_level = error if snapshot.arm_state.value == "error" else ok
+    arm_message = snapshot.arm_state.value
     arming = {"state": snapshot.arm_state.value, "reason": snapshot.arm_reason, "backend errors": core.errors}
+    arming["restarts"] = view.restarts
+    arming["stale events"] = core.stale_watch.events
+    if view.restarts:  # respawned: the previous process ended; this one started disarmed
+        arm_level = max(arm_level, warn)
+        arm_message += f"; respawned {view.restarts} time(s) (the driver process ended; started disarmed)"
     joints_level, joints_message = ok, "every joint reported"
     if not snapshot.all_seen:
         joints_level, joints_message = warn, "waiting for every joint to be reported by the backend"
@@ -112,6 +131,6 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     return [
         _status(node, "control loop", loop_level, loop_message, loop, hardware),
         _status(node, "backend", backend_level, health.message, backend_values, hardware),
-        _status(node, "arming", arm_level, snapshot.arm_state.value, arming, hardware),
+        _status(node, "arming", arm_level, arm_message, arming, hardware),
         _status(node, "joints", joints_level, joints_message, modes, hardware),
     ]

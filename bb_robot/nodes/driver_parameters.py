@@ -182,6 +182,7 @@ class DriverParameters:
             command_timeout=self.number("command_timeout"),
             watchdog_action=self.text("watchdog_action"),
             stale_timeout=self.number("stale_timeout"),
+            stale_action=self.text("stale_action"),
             trajectory=TrajectoryOptions(
                 start_tolerance=self.number("trajectory.start_tolerance"),
                 limit_margin=self.number("trajectory.limit_margin"),

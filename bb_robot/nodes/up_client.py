@@ -39,6 +39,34 @@ def _level(level: bytes | int) -> int:
     return level[0] if isinstance(level, bytes) else int(level)
 
 
+def demo_goal(joint_names: Sequence[str], points: Sequence[DemoPoint]) -> Any:
+    """The FollowJointTrajectory goal through ``points`` (at rest at each), as the demo sends it.
+
+    Args:
+        joint_names: The joints, in the order of each point's positions.
+        points: The waypoints (:func:`bb_robot.bringup.demo.demo_points`).
+
+    Returns:
+        A ``control_msgs/action/FollowJointTrajectory`` goal.
+    """
+    from builtin_interfaces.msg import Duration
+    from control_msgs.action import FollowJointTrajectory
+    from trajectory_msgs.msg import JointTrajectoryPoint
+
+    goal = FollowJointTrajectory.Goal()
+    goal.trajectory.joint_names = list(joint_names)
+    for point in points:
+        seconds = int(point.time)
+        goal.trajectory.points.append(
+            JointTrajectoryPoint(
+                positions=list(point.positions),
+                velocities=[0.0] * len(point.positions),
+                time_from_start=Duration(sec=seconds, nanosec=int(round((point.time - seconds) * 1e9))),
+            )
+        )
+    return goal
+
+
 class _Robot:
     """Subscriptions, clients and counters of one robot."""
 
@@ -200,21 +228,8 @@ class UpClient:
 
     def send_goal(self, namespace: str, joint_names: Sequence[str], points: Sequence[DemoPoint]) -> GoalProgress:
         """Send a FollowJointTrajectory goal; the returned :class:`GoalProgress` fills in as it runs."""
-        from builtin_interfaces.msg import Duration
-        from trajectory_msgs.msg import JointTrajectoryPoint
-
         robot = self.robots[namespace]
-        goal = robot._FollowJointTrajectory.Goal()
-        goal.trajectory.joint_names = list(joint_names)
-        for point in points:
-            seconds = int(point.time)
-            goal.trajectory.points.append(
-                JointTrajectoryPoint(
-                    positions=list(point.positions),
-                    velocities=[0.0] * len(point.positions),
-                    time_from_start=Duration(sec=seconds, nanosec=int(round((point.time - seconds) * 1e9))),
-                )
-            )
+        goal = demo_goal(joint_names, points)
         progress = GoalProgress()
 
         def on_feedback(message: Any) -> None:

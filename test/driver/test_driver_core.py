@@ -227,6 +227,9 @@ def test_every_joint_must_be_seen_and_stale_joints_are_flagged() -> None:
     backend.silent_since = clock.now
     clock.now = core.run_cycles(50, PERIOD_NS, clock.now)
     assert core.snapshot.stale == ("j2", "j3")
+    with pytest.raises(Exception, match="stale"):  # stale_action hold: refused while they are stale
+        core.prepare_trajectory(JOINTS, [TrajectoryPoint(1.0, [0, 0, 0])])
+    backend.silent_since = None
     with pytest.raises(Exception, match="not reported every joint"):
         backend.seen[2] = False
         clock.now = core.run_cycles(1, PERIOD_NS, clock.now)

@@ -76,3 +76,49 @@ def test_a_velocity_stops_at_the_command_range_however_long_it_stands() -> None:
     outside.command([], [-1.0], [])
     outside.step(1.0)
     assert outside.position == 16.0
+
+
+def test_command_silence_stops_a_velocity_and_holds_a_position() -> None:
+    """The contract's silence rule: no command for the timeout stops the motion; the next command is
+    followed again."""
+    servo = servo_for(entry(), 4096.0, 1e5, 1.0)
+    assert servo.command([], [2.0], [], now=10.0) is None
+    servo.step(0.1)
+    assert servo.velocity == pytest.approx(2.0, rel=0.01)
+    assert not servo.check_silence(10.2, 0.25)  # within the timeout: still turning
+    assert servo.check_silence(10.3, 0.25)  # silent for 0.3 s: stopped
+    assert not servo.check_silence(10.4, 0.25)  # said once
+    stopped_at = servo.position
+    servo.step(0.1)
+    assert servo.velocity == 0.0 and servo.position == stopped_at
+    servo.command([stopped_at + 0.5], [0.0], [], now=11.0)  # a new command: followed
+    servo.step(0.1)
+    assert servo.position > stopped_at
+    assert not servo.check_silence(11.1, 0.0)  # 0: never
+
+
+def test_command_silence_holds_where_a_position_move_is() -> None:
+    servo = servo_for(entry(), 4096.0, 1e5, 0.1)
+    servo.command([10.0], [0.0], [], now=0.0)
+    servo.step(0.1)
+    assert servo.check_silence(1.0, 0.25)
+    held = servo.position
+    for _ in range(10):
+        servo.step(0.1)
+    assert servo.position == held and held < 10.0
+
+
+def test_a_new_index_leaves_a_servo_where_it_is() -> None:
+    """A restarted driver republishes the index: the bridge's servo keeps its position (a real one
+    would not teleport), within the new travel."""
+    old = servo_for(entry(), 4096.0, 1e5, 1.0)
+    old.command([5.0], [0.0], [], now=0.0)
+    for _ in range(10):
+        old.step(0.1)
+    new = servo_for(entry(), 4096.0, 1e5, 1.0)
+    assert new.position != old.position
+    new.stay_where(old)
+    assert new.count == old.count and new.target == new.position and new.mode == "position"
+    narrow = servo_for(entry(position_max=1.0), 4096.0, 1e5, 1.0)
+    narrow.stay_where(old)
+    assert narrow.count == narrow.max_count

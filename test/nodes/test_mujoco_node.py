@@ -127,7 +127,11 @@ def test_the_bundled_mujoco_config_runs_bb_arm(probe: Probe, start_node: Any) ->
     start_node({}, namespace=ns, args=config)  # the description node: robot_description
     node = start_node({"autostart": True}, namespace=ns, args=config, module="bb_robot.nodes.driver", node="driver")
     log = node.wait_for_log("active: control loop")
-    assert "backend 'mujoco'" in log and "armed" in log, log
+    assert "backend 'mujoco'" in log, log
+    # The file leaves auto_arm false (every shipped file does): armed through ~/arm, as a user would.
+    arm = probe.node.create_client(Trigger, f"{node.name}/arm")
+    assert probe.spin_until(arm.service_is_ready), node.log()
+    assert probe.answer(lambda: arm.call_async(Trigger.Request()), "arm").success, node.log()
     states = probe.subscribe(JointState, f"{ns}/joint_states", VOLATILE)
     start = [0.0, -0.3, 0.6, 0.0, 0.0, 0.0, 0.0]  # mujoco.initial_positions of the file
 
