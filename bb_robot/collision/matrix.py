@@ -146,6 +146,23 @@ def adjacent_pairs(robot: Robot, with_geometry: Iterable[str]) -> set[LinkPair]:
     return pairs
 
 
+def default_pose_contacts(model: CollisionModel) -> list[LinkPair]:
+    """Pairs in contact at the default configuration, leaving out adjacent pairs and the model's disabled ones.
+
+    What ``bb-robot check`` warns about (MoveIt's ``Default`` category, as a warning).
+
+    Args:
+        model: the collision model (with the pairs its matrix disables).
+
+    Returns:
+        The pairs in contact (exact meshes), sorted.
+    """
+    adjacent = adjacent_pairs(model.robot, model.links_with_geometry)
+    checked = model.with_allowed(set(model.disabled) | adjacent)
+    configuration = default_configuration(model.robot, model.fk.joint_names)
+    return sorted({c.links for c in checked.colliding(configuration, exact=True)})
+
+
 def compute_matrix(
     model: CollisionModel,
     samples: int = DEFAULT_SAMPLES,
