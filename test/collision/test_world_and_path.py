@@ -118,7 +118,8 @@ def test_motion_bound_holds_along_a_path() -> None:
 def test_yaml_world_with_a_floor(tmp_path: Path) -> None:
     world = tmp_path / "cell.yaml"
     world.write_text(
-        "floor: 0.01\nobstacles:\n  - name: post\n    xyz: [0.5, 0.0, 0.3]\n    cylinder: {radius: 0.05, length: 0.6}\n",
+        "floor: 0.01\nobstacles:\n"
+        "  - name: post\n    xyz: [0.5, 0.0, 0.3]\n    cylinder: {radius: 0.05, length: 0.6}\n",
         encoding="utf-8",
     )
     model = arm_model(str(world))
