@@ -107,6 +107,9 @@ class CollisionModel:
         self._difference[np.arange(len(first)), self._first] = 1.0
         self._difference[np.arange(len(first)), self._second] = -1.0
         self._centers3 = np.ascontiguousarray(self._centers[:, :, None])
+        self._ones3 = np.ones(3)
+        self._first_list: list[int] = self._first.tolist()
+        self._second_list: list[int] = self._second.tolist()
         coal = coal_module()
         self._coal = coal
         self._collide_hull = [
@@ -120,6 +123,15 @@ class CollisionModel:
         ]
         # Yes/no contact, as Pinocchio asks it: no contact points or penetration depth (EPA), and
         # GJK may stop as soon as the shapes are known to be apart.
+        self._link_pairs = [
+            link_pair(everything[i].link, everything[j].link) for i, j in zip(first, second, strict=True)
+        ]
+        # One coal transform per part and one result of each kind, set in place for each query:
+        # building them anew costs more than the narrow phase of most pairs.  (So a model is not
+        # shared between threads.)
+        self._transforms = [coal.Transform3s() for _ in everything]
+        self._collision_result = coal.CollisionResult()
+        self._distance_result = coal.DistanceResult()
         self._collision_request = coal.CollisionRequest()
         self._collision_request.enable_contact = False
         self._collision_request.distance_upper_bound = 1e-6
@@ -170,20 +182,41 @@ class CollisionModel:
         frames = self.fk.compute(q)
         return np.asarray(frames[self._link_of] @ self._local)
 
-    def _transforms(self, poses: Matrix, index: int) -> Any:
-        pose = poses[index]
-        return self._coal.Transform3s(pose[:3, :3], pose[:3, 3])
-
     def _placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
         """Every part's pose, and each checked pair's squared distance between bounding-sphere centres."""
         placed = self.fk.compute(q)[self._link_of]
-        centers = (placed[:, :3] @ self._centers3)[:, :, 0]
-        between = self._difference @ centers
-        return placed @ self._local, np.einsum("ij,ij->i", between, between)
+        between = self._difference @ (placed[:, :3] @ self._centers3)[:, :, 0]
+        return placed @ self._local, np.square(between) @ self._ones3
 
     def _sphere_gaps(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
         poses, squared = self._placed(q)
         return poses, np.sqrt(squared) - self._reach
+
+    def _place(self, poses: Matrix, pairs: Sequence[int]) -> list[Any]:
+        """Set the coal transforms of the parts of ``pairs`` (each part once) from ``poses``."""
+        transforms, first, second = self._transforms, self._first_list, self._second_list
+        for i in {first[k] for k in pairs} | {second[k] for k in pairs}:
+            transform, pose = transforms[i], poses[i]
+            transform.setRotation(pose[:3, :3])
+            transform.setTranslation(pose[:3, 3])
+        return transforms
+
+    def _contacts(self, poses: Matrix, pairs: Sequence[int], exact: bool, first: bool) -> list[int]:
+        """The pairs (indices) among ``pairs`` in contact at ``poses``."""
+        if not pairs:
+            return []
+        transforms = self._place(poses, pairs)
+        functors = self._collide_exact if exact else self._collide_hull
+        request, result = self._collision_request, self._collision_result
+        first_part, second_part = self._first_list, self._second_list
+        found = []
+        for k in pairs:
+            result.clear()
+            if functors[k](transforms[first_part[k]], transforms[second_part[k]], request, result):
+                found.append(k)
+                if first:
+                    break
+        return found
 
     # ------------------------------------------------------------------ queries
     def colliding(self, q: npt.ArrayLike, exact: bool = False, first: bool = False) -> list[Contact]:
@@ -195,24 +228,18 @@ class CollisionModel:
             first: stop at the first pair in contact.
 
         Returns:
-            One :class:`Contact` per part pair in contact (``distance`` 0 or coal's negative depth).
+            One :class:`Contact` per part pair in contact (``distance`` 0).
 
         Raises:
             InvalidJointValue: a wrong shape or a non-finite value.
         """
         poses, squared = self._placed(q)
-        functors = self._collide_exact if exact else self._collide_hull
-        request, coal = self._collision_request, self._coal
-        found: list[Contact] = []
-        for k in np.flatnonzero(squared <= self._reach2).tolist():
-            i, j = int(self._first[k]), int(self._second[k])
-            result = coal.CollisionResult()
-            if functors[k](self._transforms(poses, i), self._transforms(poses, j), request, result):
-                a, b = self._everything[i], self._everything[j]
-                found.append(Contact(link_pair(a.link, b.link), 0.0, (a.label, b.label)))
-                if first:
-                    break
-        return found
+        found = self._contacts(poses, np.flatnonzero(squared <= self._reach2).tolist(), exact, first)
+        return [self._contact(k, 0.0) for k in found]
+
+    def _contact(self, k: int, distance: float) -> Contact:
+        a, b = self._everything[int(self._first[k])], self._everything[int(self._second[k])]
+        return Contact(link_pair(a.link, b.link), distance, (a.label, b.label))
 
     def in_collision(self, q: npt.ArrayLike, exact: bool = False) -> bool:
         """Whether any checked pair is in contact at ``q`` (stops at the first); see :meth:`colliding`."""
@@ -238,30 +265,33 @@ class CollisionModel:
         if self._first.size == 0:
             return None
         poses, gaps = self._sphere_gaps(q)
+        order = np.argsort(gaps)
+        candidates = order[: int(np.searchsorted(gaps[order], limit))].tolist()
+        if not candidates:
+            return None
+        transforms = self._place(poses, candidates)
         best, best_k = float(limit), -1
-        request, coal = self._distance_request, self._coal
-        for k in np.argsort(gaps).tolist():
+        request, result = self._distance_request, self._distance_result
+        first_part, second_part, functors = self._first_list, self._second_list, self._distance
+        for k in candidates:
             if gaps[k] >= best:
                 break
-            i, j = int(self._first[k]), int(self._second[k])
-            result = coal.DistanceResult()
-            distance = float(self._distance[k](self._transforms(poses, i), self._transforms(poses, j), request, result))
+            result.clear()
+            distance = functors[k](transforms[first_part[k]], transforms[second_part[k]], request, result)
             if distance < best:
                 best, best_k = distance, k
-        if best_k < 0:
-            return None
-        a, b = self._everything[int(self._first[best_k])], self._everything[int(self._second[best_k])]
-        return Contact(link_pair(a.link, b.link), best, (a.label, b.label))
+        return None if best_k < 0 else self._contact(best_k, float(best))
 
     def pair_distances(self, q: npt.ArrayLike) -> dict[tuple[str, str], float]:
         """Every checked part pair's hull distance at ``q``, keyed by the parts' labels (for tests and reports)."""
         poses, _ = self._sphere_gaps(q)
+        every = list(range(self._first.size))
+        transforms = self._place(poses, every)
         result: dict[tuple[str, str], float] = {}
-        for k, (i, j) in enumerate(zip(self._first.tolist(), self._second.tolist(), strict=True)):
-            out = self._coal.DistanceResult()
-            value = self._distance[k](
-                self._transforms(poses, i), self._transforms(poses, j), self._distance_request, out
-            )
+        for k in every:
+            i, j = int(self._first[k]), int(self._second[k])
+            self._distance_result.clear()
+            value = self._distance[k](transforms[i], transforms[j], self._distance_request, self._distance_result)
             result[(self._everything[i].label, self._everything[j].label)] = float(value)
         return result
 
@@ -283,20 +313,8 @@ class CollisionModel:
         poses = placed @ self._local
         centers = np.einsum("bpij,pj->bpi", placed[:, :, :3], self._centers)
         gaps = np.linalg.norm(centers[:, self._first] - centers[:, self._second], axis=2) - self._reach
-        functors = self._collide_exact if exact else self._collide_hull
-        request, coal = self._collision_request, self._coal
         results: list[frozenset[LinkPair]] = []
         for sample in range(frames.shape[0]):
-            found: set[LinkPair] = set()
-            pose = poses[sample]
-            for k in np.flatnonzero(gaps[sample] <= 0.0).tolist():
-                i, j = int(self._first[k]), int(self._second[k])
-                a, b = self._everything[i], self._everything[j]
-                pair = link_pair(a.link, b.link)
-                if pair in found:
-                    continue
-                result = coal.CollisionResult()
-                if functors[k](self._transforms(pose, i), self._transforms(pose, j), request, result):
-                    found.add(pair)
-            results.append(frozenset(found))
+            pairs = np.flatnonzero(gaps[sample] <= 0.0).tolist()
+            results.append(frozenset(self._link_pairs[k] for k in self._contacts(poses[sample], pairs, exact, False)))
         return results

@@ -129,8 +129,19 @@ def _bounding_sphere(geometry: Geometry, points: Matrix) -> tuple[Matrix, float]
         return np.zeros(3), float(geometry.radius)
     if isinstance(geometry, Cylinder):
         return np.zeros(3), float(np.hypot(geometry.radius, geometry.length / 2))
+    # Bădoiu–Clarkson: step towards the farthest point with shrinking steps; the centre approaches
+    # the smallest enclosing sphere's (within 1/sqrt(iterations) of its radius).  The radius is then
+    # measured from the centre reached, so the sphere always holds every point.
     center = (points.min(axis=0) + points.max(axis=0)) / 2
-    return center, float(np.sqrt(((points - center) ** 2).sum(axis=1).max()))
+    for step in range(1, 200):
+        farthest = points[int(((points - center) ** 2).sum(axis=1).argmax())]
+        center = center + (farthest - center) / (step + 1)
+    aabb_center = (points.min(axis=0) + points.max(axis=0)) / 2
+    candidates = [
+        (float(np.sqrt(((points - c) ** 2).sum(axis=1).max())), i) for i, c in enumerate((center, aabb_center))
+    ]
+    radius, best = min(candidates)
+    return (center, aabb_center)[best], radius
 
 
 def robot_parts(

@@ -9,95 +9,17 @@ distance.
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Any
-
 import numpy as np
 import pytest
-from helpers.collision_robots import panda_files
+from helpers.collision_robots import BUNDLED_ARM, build, panda_files, pin_labels, pin_q, to_hulls
 
-from bb_robot.collision.matrix import adjacent_pairs, joint_bounds
+from bb_robot.collision.matrix import joint_bounds
 from bb_robot.collision.model import CollisionModel
-from bb_robot.collision.shapes import robot_parts
-from bb_robot.collision.srdf import read_srdf
-from bb_robot.loading import load_file
-from bb_robot.model.robot import Robot
 
 pin = pytest.importorskip("pinocchio")
 pytestmark = pytest.mark.filterwarnings("ignore:You passed package dir")
 
-BUNDLED_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
 SAMPLES = 300
-
-
-def pin_q(model: Any, robot: Robot, names: tuple[str, ...], q: np.ndarray) -> np.ndarray:
-    """Pinocchio's configuration for ours: each joint by name, mimic joints given their value."""
-    values = dict(zip(names, q, strict=True))
-    result = pin.neutral(model)
-    for joint_id in range(1, model.njoints):
-        name = model.names[joint_id]
-        joint = robot.joints[name]
-        value = values[joint.mimic.joint] * joint.mimic.multiplier + joint.mimic.offset if joint.mimic else values[name]
-        j = model.joints[joint_id]
-        if j.nq == 2:
-            result[j.idx_q : j.idx_q + 2] = (np.cos(value), np.sin(value))
-        else:
-            result[j.idx_q] = value
-    return result
-
-
-def labels_by_order(model: CollisionModel) -> dict[tuple[str, int], str]:
-    """Our part label for (link, ordinal of the part in its link)."""
-    seen: dict[str, int] = {}
-    result = {}
-    for part in model.parts:
-        index = seen.get(part.link, 0)
-        seen[part.link] = index + 1
-        result[(part.link, index)] = part.label
-    return result
-
-
-def pin_labels(model: Any, geometry: Any, ours: CollisionModel) -> list[str]:
-    """Our label of each of Pinocchio's geometry objects, matched by link and order within the link."""
-    by_order = labels_by_order(ours)
-    seen: dict[str, int] = {}
-    labels = []
-    for item in geometry.geometryObjects:
-        link = model.frames[item.parentFrame].name
-        index = seen.get(link, 0)
-        seen[link] = index + 1
-        labels.append(by_order[(link, index)])
-    return labels
-
-
-def to_hulls(geometry: Any) -> None:
-    for item in geometry.geometryObjects:
-        if hasattr(item.geometry, "buildConvexRepresentation"):
-            item.geometry.buildConvexRepresentation(False)
-            item.geometry = item.geometry.convex
-
-
-def build(urdf: Path, srdf: Path | None, share: Path | None) -> tuple[CollisionModel, Any, Any]:
-    loaded = load_file(str(urdf))
-    dirs = [str(share)] if share else []
-    parts = robot_parts(loaded.robot, loaded.source, dirs)
-    # Without an SRDF: adjacent links are left out (Pinocchio leaves out parts on one joint itself).
-    disabled = (
-        read_srdf(srdf, loaded.robot.links).disabled if srdf else adjacent_pairs(loaded.robot, {p.link for p in parts})
-    )
-    ours = CollisionModel(loaded.robot, parts, disabled)
-    model = pin.buildModelFromUrdf(str(urdf))
-    geometry = pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION, dirs)
-    geometry.addAllCollisionPairs()
-    if srdf:
-        pin.removeCollisionPairs(model, geometry, str(srdf))
-    else:
-        frame = [model.frames[item.parentFrame].name for item in geometry.geometryObjects]
-        indices = [(p.first, p.second) for p in geometry.collisionPairs]  # copies: removal shifts the vector
-        for first, second in indices:
-            if tuple(sorted((frame[first], frame[second]))) in disabled:
-                geometry.removeCollisionPair(pin.CollisionPair(first, second))
-    return ours, model, geometry
 
 
 CASES = {
