@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from typing import Any
 
 import _common
 import numpy as np
@@ -37,7 +38,7 @@ CLOCK = time.process_time
 CONFIGURATIONS = 500
 
 
-def arms() -> dict[str, tuple[CollisionModel, object, object]]:
+def arms() -> dict[str, tuple[CollisionModel, Any, Any]]:
     urdf, srdf, share = panda_files()
     return {"Panda (meshes, SRDF)": build(urdf, srdf, share), "bb_arm (primitives)": build(BUNDLED_ARM, None, None)}
 
@@ -47,26 +48,47 @@ def configurations(model: CollisionModel, count: int, seed: int = 0) -> np.ndarr
     return np.random.default_rng(seed).uniform(lower, upper, size=(count, len(lower)))
 
 
+def check_parties(ours: CollisionModel, model: Any, geometry: Any, qs: np.ndarray, exact: bool) -> dict[str, Any]:
+    """Ours and Pinocchio's full self-collision check of every configuration of ``qs``."""
+    pin_qs = [pin_q(model, ours.robot, ours.fk.joint_names, q) for q in qs]
+    data, geometry_data = model.createData(), pin.GeometryData(geometry)
+
+    def pinocchio() -> None:
+        for x in pin_qs:
+            pin.computeCollisions(model, data, geometry, geometry_data, x, False)
+
+    def mine() -> None:
+        for q in qs:
+            ours.colliding(q, exact=exact)
+
+    return {"ours": mine, "pin": pinocchio}
+
+
+def distance_parties(ours: CollisionModel, model: Any, geometry: Any, qs: np.ndarray) -> dict[str, Any]:
+    """Ours (the nearest pair) and Pinocchio's (every pair) hull distances for the configurations of ``qs``."""
+    pin_qs = [pin_q(model, ours.robot, ours.fk.joint_names, q) for q in qs]
+    data, geometry_data = model.createData(), pin.GeometryData(geometry)
+
+    def pinocchio() -> None:
+        for x in pin_qs:
+            pin.computeDistances(model, data, geometry, geometry_data, x)
+
+    def mine() -> None:
+        for q in qs:
+            ours.nearest(q)
+
+    return {"ours": mine, "pin": pinocchio}
+
+
 def bench_checks(repeat: int) -> tuple[list[list[str]], list[tuple[str, str]]]:
     rows, targets = [], []
     for name, (ours, model, geometry) in arms().items():
         qs = configurations(ours, CONFIGURATIONS)
-        pin_qs = [pin_q(model, ours.robot, ours.fk.joint_names, q) for q in qs]
         pairs = len(geometry.collisionPairs)
         for hulls in (False, True):
             if hulls:
                 to_hulls(geometry)
-            data, geometry_data = model.createData(), pin.GeometryData(geometry)
-
-            def pinocchio() -> None:
-                for x in pin_qs:
-                    pin.computeCollisions(model, data, geometry, geometry_data, x, False)
-
-            def mine(exact: bool = not hulls) -> None:
-                for q in qs:
-                    ours.colliding(q, exact=exact)
-
-            samples = _common.interleaved({"ours": mine, "pin": pinocchio}, repeat, clock=CLOCK)
+            samples = _common.interleaved(check_parties(ours, model, geometry, qs, not hulls), repeat, clock=CLOCK)
             t = {k: _common.median(v) / CONFIGURATIONS for k, v in samples.items()}
             in_contact = sum(bool(ours.colliding(q, exact=not hulls)) for q in qs)
             ratio = t["ours"] / t["pin"]
@@ -92,18 +114,7 @@ def bench_distance(repeat: int) -> list[list[str]]:
     for name, (ours, model, geometry) in arms().items():
         to_hulls(geometry)
         qs = configurations(ours, CONFIGURATIONS, seed=1)
-        pin_qs = [pin_q(model, ours.robot, ours.fk.joint_names, q) for q in qs]
-        data, geometry_data = model.createData(), pin.GeometryData(geometry)
-
-        def pinocchio() -> None:
-            for x in pin_qs:
-                pin.computeDistances(model, data, geometry, geometry_data, x)
-
-        def mine() -> None:
-            for q in qs:
-                ours.nearest(q)
-
-        samples = _common.interleaved({"ours": mine, "pin": pinocchio}, repeat, clock=CLOCK)
+        samples = _common.interleaved(distance_parties(ours, model, geometry, qs), repeat, clock=CLOCK)
         t = {k: _common.median(v) for k, v in samples.items()}
         rows.append(
             [
