@@ -1,13 +1,15 @@
-"""The driver's ``/diagnostics``: the control loop, the backend, arming and the joints."""
+"""The driver's ``/diagnostics``: the control loop, the backend, arming, the joints and collision checking."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
 from bb_robot.driver.backends.base import HealthLevel
+from bb_robot.driver.collision_guard import CollisionGuard
 from bb_robot.driver.core import DriverCore
 
 _LEVELS = {HealthLevel.OK: DiagnosticStatus.OK, HealthLevel.WARN: DiagnosticStatus.WARN}
@@ -24,6 +26,7 @@ class DriverView:
         rate: The ``rate`` parameter (Hz).
         executor: How the executor thread is scheduled.
         publishing: How joint_states are published.
+        collision: Its collision guard, if it checks collisions.
     """
 
     core: DriverCore
@@ -32,6 +35,7 @@ class DriverView:
     rate: float
     executor: str
     publishing: str
+    collision: CollisionGuard | None = None
 
 
 def _status(
@@ -59,7 +63,8 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
         view: The driver.
 
     Returns:
-        ``control loop``, ``backend``, ``arming`` and ``joints``.
+        ``control loop``, ``backend``, ``arming`` and ``joints``; ``collision`` with a collision guard
+        (the nearest checked pair and its distance, the speed scale of streamed commands).
     """
     ok, warn, error = DiagnosticStatus.OK, DiagnosticStatus.WARN, DiagnosticStatus.ERROR
     core, hardware = view.core, view.robot
@@ -109,9 +114,14 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     if snapshot.stale:
         joints_level, joints_message = warn, f"stale: {', '.join(snapshot.stale)}"
     modes = dict(zip(view.joints, snapshot.modes, strict=False))
-    return [
+    statuses = [
         _status(node, "control loop", loop_level, loop_message, loop, hardware),
         _status(node, "backend", backend_level, health.message, backend_values, hardware),
         _status(node, "arming", arm_level, snapshot.arm_state.value, arming, hardware),
         _status(node, "joints", joints_level, joints_message, modes, hardware),
     ]
+    if view.collision is not None:
+        level, message, values = view.collision.diagnostics(time.monotonic_ns())
+        collision_level = {"ok": ok, "warn": warn}.get(level, error)
+        statuses.append(_status(node, "collision", collision_level, message, values, hardware))
+    return statuses
