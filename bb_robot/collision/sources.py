@@ -4,7 +4,9 @@
 relative to its file).  :func:`find_matrix` decides where the matrix comes from, in this order:
 
 1. an SRDF named by the caller (``--srdf``, ``collision.srdf``);
-2. ``<model>.srdf`` beside the model file (the bundled models ship theirs);
+2. ``<model>.srdf`` beside the model file (the bundled models ship theirs); for a description
+   given as text (the driver reading ``robot_description``), an SRDF in the search directories
+   beside a URDF with exactly that text;
 3. the cache entry of the description's content (:mod:`bb_robot.collision.cache`);
 4. computed now, when the caller allows it (``collision.compute_matrix``), and cached;
 5. otherwise only the pairs that need no sampling: ``Adjacent`` and ``Default``.  The origin says
@@ -15,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from bb_robot.collision.cache import cache_path, companion_srdf, store
 from bb_robot.collision.matrix import DEFAULT_SAMPLES, CollisionMatrix, compute_matrix
@@ -43,6 +46,19 @@ def collision_model(loaded: LoadedModel, search_dirs: Sequence[str] = ()) -> Col
     """
     source = loaded.source if loaded.kind in FILE_KINDS else None
     return CollisionModel(loaded.robot, robot_parts(loaded.robot, source, search_dirs))
+
+
+def same_text_srdf(description: str, directories: Sequence[str]) -> Path | None:
+    """An ``X.srdf`` in ``directories`` whose ``X.urdf`` has exactly the text ``description`` (or ``None``)."""
+    for directory in directories:
+        for srdf in sorted(Path(directory).glob("*.srdf")):
+            urdf = srdf.with_suffix(".urdf")
+            try:
+                if urdf.is_file() and urdf.read_text(encoding="utf-8") == description:
+                    return srdf
+            except (OSError, UnicodeDecodeError):
+                continue
+    return None
 
 
 @dataclass(frozen=True)
@@ -81,6 +97,7 @@ def find_matrix(
     samples: int = DEFAULT_SAMPLES,
     seed: int = 0,
     progress: Callable[[int, int], None] | None = None,
+    search_dirs: Sequence[str] = (),
 ) -> MatrixSource:
     """Find the robot's allowed-collision matrix (the order of the module docstring).
 
@@ -92,6 +109,7 @@ def find_matrix(
         samples: random configurations when computing.
         seed: the random seed when computing.
         progress: called while computing with ``(done, samples)``.
+        search_dirs: where an SRDF beside a URDF of the same text is looked for (``model_dirs``).
 
     Returns:
         The matrix and its origin.
@@ -103,10 +121,10 @@ def find_matrix(
     links = loaded.robot.links
     if srdf:
         return MatrixSource(read_srdf(srdf, links), "srdf", srdf)
-    beside = companion_srdf(loaded.source) if loaded.kind in FILE_KINDS else None
+    description = loaded.description
+    beside = companion_srdf(loaded.source) if loaded.kind in FILE_KINDS else same_text_srdf(description, search_dirs)
     if beside is not None:
         return MatrixSource(read_srdf(beside, links), "beside the model", str(beside))
-    description = loaded.description
     cached = cache_path(description)
     if cached.is_file():
         return MatrixSource(read_srdf(cached, links), "cache", str(cached))

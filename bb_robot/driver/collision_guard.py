@@ -378,7 +378,7 @@ def build_guard(
         say("info", "collision checking: the model has no <collision> geometry; nothing to check")
         return None
     model = collision_model(loaded, search_dirs)
-    found = find_matrix(loaded, model, srdf or None, compute_matrix)
+    found = find_matrix(loaded, model, srdf or None, compute_matrix, search_dirs=search_dirs)
     say("info" if found.origin != "partial" else "warning", found.describe())
     model = model.with_allowed(found.matrix.disabled)
     if world:
