@@ -2,8 +2,9 @@
 
 From where the joints are, each goes to 35 % of its range, then to 65 % (30 % of its range
 between the two; at 25 % and 75 % the bundled arm's gripper folds into its first wrist link, which
-the driver's collision check refuses), stopping at each waypoint; each segment lasts what the slowest joint needs within its
-velocity and acceleration limits, so the motion stays inside the limits the driver enforces.
+the driver's collision check refuses), stopping at each waypoint; each segment lasts what the
+slowest joint needs within its velocity and acceleration limits, so the motion stays inside the
+limits the driver enforces.
 """
 
 from __future__ import annotations
