@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from bb_robot.authoring.bundled import MODELS
+from bb_robot.authoring.bundled import MODELS, sync_files
 from bb_robot.collision.matrix import compute_matrix
 from bb_robot.collision.sources import collision_model
 from bb_robot.collision.srdf import srdf_text
@@ -46,21 +46,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--check", action="store_true", help="write nothing; fail if a file differs")
     args = parser.parse_args(argv)
-    stale = []
-    for model in MODELS:
-        path = args.output_dir / srdf_name(model)
-        text = bundled_srdf(args.output_dir / model)
-        current = path.read_text(encoding="utf-8") if path.is_file() else None
-        if current == text:
-            continue
-        stale.append(path.name)
-        if not args.check:
-            path.write_text(text, encoding="utf-8")
-            print(f"wrote {path}")
-    if args.check and stale:
-        print(f"generate_models: out of date: {', '.join(stale)} (run scripts/generate_models)", file=sys.stderr)
-        return 1
-    return 0
+    texts = {srdf_name(model): bundled_srdf(args.output_dir / model) for model in MODELS}
+    return sync_files(texts, args.output_dir, check=args.check)
 
 
 if __name__ == "__main__":

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.collision_robots import table_world
 
 from bb_robot.collision.errors import WorldError
 from bb_robot.collision.model import CollisionModel
@@ -18,26 +19,16 @@ from bb_robot.loading import load_file
 
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
-TABLE_WORLD = """<?xml version="1.0"?>
-<sdf version="1.9">
-  <world name="cell">
-    <model name="table">
-      <static>true</static>
-      <pose>0 -0.8 0.25 0 0 0</pose>
-      <link name="top">
-        <collision name="top"><geometry><box><size>0.3 0.3 0.1</size></box></geometry></collision>
-      </link>
-    </model>
-    <model name="plate">
+TABLE_WORLD = table_world(
+    """    <model name="plate">
       <static>true</static>
       <pose>0.0 1.0 0.3 0 0 0</pose>
       <link name="sheet">
         <collision name="sheet"><geometry><box><size>0.002 0.5 0.4</size></box></geometry></collision>
       </link>
     </model>
-  </world>
-</sdf>
 """
+)
 
 
 def arm_model(world: str = "", directory: Path | None = None) -> CollisionModel:

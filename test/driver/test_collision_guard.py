@@ -13,6 +13,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers.collision_robots import table_world
 from helpers.driver_rig import PERIOD_NS, Clock
 
 from bb_robot.driver.backends.base import BackendContext
@@ -28,19 +29,7 @@ from bb_robot.loading import load_file
 
 ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
 
-CELL = """<?xml version="1.0"?>
-<sdf version="1.9">
-  <world name="cell">
-    <model name="table">
-      <static>true</static>
-      <pose>0 -0.8 0.25 0 0 0</pose>
-      <link name="top">
-        <collision name="top"><geometry><box><size>0.3 0.3 0.1</size></box></geometry></collision>
-      </link>
-    </model>
-  </world>
-</sdf>
-"""
+CELL = table_world()
 POST = "obstacles:\n  - name: post\n    xyz: [0.0, 0.7, 0.3]\n    cylinder: {radius: 0.05, length: 0.6}\n"
 #: Straight out at the shoulder's height, pointing along -x; shoulder_pan turns it about z.
 OUT = [0.0, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]

@@ -19,6 +19,20 @@ from helpers.robot_files import example_robot_data_urdfs
 BUNDLED_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
 
 
+def table_world(*extra_models: str) -> str:
+    """An SDF world with a static table (a 0.3 × 0.3 × 0.1 m box centred at (0, -0.8, 0.25)) and ``extra_models``."""
+    table = """    <model name="table">
+      <static>true</static>
+      <pose>0 -0.8 0.25 0 0 0</pose>
+      <link name="top">
+        <collision name="top"><geometry><box><size>0.3 0.3 0.1</size></box></geometry></collision>
+      </link>
+    </model>
+"""
+    body = table + "".join(extra_models)
+    return f'<?xml version="1.0"?>\n<sdf version="1.9">\n  <world name="cell">\n{body}  </world>\n</sdf>\n'
+
+
 def panda_files() -> tuple[Path, Path, Path]:
     """``(urdf, srdf, share)``: the Panda of example-robot-data, its SRDF and the share directory its
     ``package://example-robot-data/...`` mesh URIs resolve in; skips where it is not installed."""
