@@ -642,27 +642,13 @@ class DriverCore:
 
     # ------------------------------------------------------------------ goals
     def _check_goal(self, execution: Execution, sample: JointSample, now: int) -> None:
-        trajectory = execution.trajectory
-        indices = trajectory.indices
-        monitor = execution.monitor
-        if monitor is None:
-            if now >= trajectory.end_ns:
-                self._end_execution(
-                    Outcome("succeeded", SUCCESSFUL, "trajectory finished"), sample, now, hold_final=True
-                )
-            return
-        feedback = execution.feedback
-        if feedback is None:
-            return
-        p, v, _ = feedback.desired
-        outcome = monitor.check(now, p, v, sample.positions[indices], np.nan_to_num(sample.velocities[indices]))
+        outcome = execution.verdict(now, sample)
         if outcome is None:
             return
-        if outcome.status == "succeeded":
-            self._end_execution(outcome, sample, now, hold_final=True)
-        else:
+        succeeded = outcome.status == "succeeded"
+        if not succeeded:
             self._log("warning", f"trajectory from {execution.source} aborted: {outcome.message}")
-            self._end_execution(outcome, sample, now, hold_final=False)
+        self._end_execution(outcome, sample, now, hold_final=succeeded)
 
     # ------------------------------------------------------------- snapshot
     def _publish(
