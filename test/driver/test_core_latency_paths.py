@@ -140,10 +140,11 @@ def test_a_backend_with_its_own_thread_passes_its_samples_on_as_they_arrive() ->
             lambda sample, all_seen, stale: seen.append((sample, all_seen, stale, threading.current_thread().name))
         )
         assert core.samples_from_backend and backend.listener is not None
-        # Stamps a minute ahead are fresh and 1000 s behind are stale however late this thread runs
+        # Stamps a minute ahead are fresh and 1000 s behind (or at 1 ns, on a machine up for less
+        # than that: 0 would mean never reported) are stale however late this thread runs
         # (stale_timeout 0.05 s): the outcome does not depend on the machine's load.
         now = time.monotonic_ns()
-        ahead, behind = now + 60_000_000_000, now - 1_000_000_000_000
+        ahead, behind = now + 60_000_000_000, max(now - 1_000_000_000_000, 1)
         fresh = JointSample(np.array([0.1, 0.2, 0.3]), np.zeros(3), None, np.array([ahead, ahead, ahead]), now)
         old = JointSample(np.zeros(3), np.zeros(3), None, np.array([ahead, behind, 0]), now)
         for sample in (fresh, old):
