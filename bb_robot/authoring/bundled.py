@@ -23,7 +23,7 @@ from __future__ import annotations
 import argparse
 import math
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 from bb_robot.authoring import sdf
@@ -285,17 +285,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     parser.add_argument("--check", action="store_true", help="write nothing; fail if a file differs")
     args = parser.parse_args(argv)
+    return sync_files(generated_files(), args.output_dir, check=args.check)
+
+
+def sync_files(files: Mapping[str, str], output_dir: Path, *, check: bool) -> int:
+    """Write each file whose text differs (or, with ``check``, write nothing and report them).
+
+    Args:
+        files: file name → text.
+        output_dir: where they go.
+        check: write nothing; fail when a file differs.
+
+    Returns:
+        The exit status: 1 when ``check`` found a file that differs, else 0.
+    """
     stale = []
-    for name, text in generated_files().items():
-        path = args.output_dir / name
+    for name, text in files.items():
+        path = output_dir / name
         current = path.read_text(encoding="utf-8") if path.is_file() else None
         if current == text:
             continue
         stale.append(name)
-        if not args.check:
+        if not check:
             path.write_text(text, encoding="utf-8")
             print(f"wrote {path}")
-    if args.check and stale:
+    if check and stale:
         print(f"generate_models: out of date: {', '.join(stale)} (run scripts/generate_models)", file=sys.stderr)
         return 1
     return 0

@@ -1,8 +1,10 @@
 """The demo motion of ``bb-robot up --demo``: every joint through a good part of its range.
 
-From where the joints are, each goes to 25 % of its range, then to 75 % (half its range between
-the two), stopping at each waypoint; each segment lasts what the slowest joint needs within its
-velocity and acceleration limits, so the motion stays inside the limits the driver enforces.
+From where the joints are, each goes to 35 % of its range, then to 65 % (30 % of its range
+between the two; at 25 % and 75 % the bundled arm's gripper folds into its first wrist link, which
+the driver's collision check refuses), stopping at each waypoint; each segment lasts what the
+slowest joint needs within its velocity and acceleration limits, so the motion stays inside the
+limits the driver enforces.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 from bb_robot.errors import BbRobotError
 
 #: Fractions of each joint's range the two waypoints sit at.
-WAYPOINTS = (0.25, 0.75)
+WAYPOINTS = (0.35, 0.65)
 #: Range given to a joint without position limits (a continuous joint), centred on where it is.
 UNLIMITED_RANGE = math.pi
 #: Peak velocity and acceleration of a minimum-jerk move over distance d in time T are

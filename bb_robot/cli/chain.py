@@ -138,15 +138,8 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK
 
 
-def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
-    parser = commands.add_parser(
-        "chain",
-        help="print the serial manipulator: actuation types, offsets, limits",
-        description="Print the serial-manipulator model of a description (docs/serial.md): each joint's "
-        "actuation (RZ: rotation about +z, TZ: translation along +z of its joint frame), its offset from "
-        "the previous chain link, and its limits. Fixed joints are merged into the offsets.",
-    )
-    common.add_input_options(parser)
+def add_chain_options(parser: argparse.ArgumentParser) -> None:
+    """Add ``--tip``, ``--base`` and ``--normalise`` / ``--strict`` (read by :func:`build` and :func:`normalising`)."""
     parser.add_argument(
         "--tip", metavar="L", help="end-effector link (needed where movable joints branch; the error lists tips)"
     )
@@ -169,5 +162,22 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         const=False,
         help="every joint must act about +z of its own frame (the default for SDF)",
     )
+
+
+def from_args(args: argparse.Namespace, loaded: LoadedModel) -> SerialManipulator:
+    """The serial manipulator that :func:`add_chain_options`' options select in a loaded description."""
+    return build(loaded, tip=args.tip, base=args.base, normalise=normalising(loaded, args.normalise))
+
+
+def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = commands.add_parser(
+        "chain",
+        help="print the serial manipulator: actuation types, offsets, limits",
+        description="Print the serial-manipulator model of a description (docs/serial.md): each joint's "
+        "actuation (RZ: rotation about +z, TZ: translation along +z of its joint frame), its offset from "
+        "the previous chain link, and its limits. Fixed joints are merged into the offsets.",
+    )
+    common.add_input_options(parser)
+    add_chain_options(parser)
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)

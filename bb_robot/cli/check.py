@@ -17,6 +17,9 @@ from typing import Any
 
 from bb_robot.cli import common
 from bb_robot.cli.show import format_tree, summary
+from bb_robot.collision.errors import CollisionError
+from bb_robot.collision.matrix import default_pose_contacts
+from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import (
     Format,
@@ -291,11 +294,36 @@ def run(args: argparse.Namespace) -> int:
         resource_paths=args.resource_path,
         xacro_args=common.parse_xacro_args(args.xacro_arg),
     )
+    if report.ok and report.loaded is not None:
+        report.warnings.extend(collision_warnings(report.loaded, args.resource_path, quiet=args.json))
     if args.json:
         common.print_json(report.as_json())
     else:
         _print_report(report, args.file)
     return common.EXIT_OK if report.ok else common.EXIT_INPUT
+
+
+def collision_warnings(loaded: LoadedModel, search_dirs: Sequence[str], *, quiet: bool = False) -> list[str]:
+    """Warnings for link pairs in contact at the default pose (not adjacent, not disabled by an SRDF beside the
+    model or the cache): MoveIt's rule.  Where the geometry cannot be checked (no coal, a mesh not found) a
+    note says so on stderr (unless ``quiet``) and there is no warning: ``check`` is about the description."""
+    if not any(link.collisions for link in loaded.robot.links.values()):
+        return []
+    try:
+        model = collision_model(loaded, search_dirs)
+        found = find_matrix(loaded, model)
+        if found.origin != "partial":  # a partial matrix disables the very pairs warned about here
+            model = model.with_allowed(found.matrix.disabled)
+        pairs = default_pose_contacts(model)
+    except CollisionError as error:
+        if not quiet:
+            print(f"note: collision geometry not checked: {error}", file=sys.stderr)
+        return []
+    return [
+        f"links '{a}' and '{b}' are in contact at the default pose (each joint at 0, or mid-range where 0 is outside "
+        "its limits); disable the pair in an SRDF if that is intended"
+        for a, b in pairs
+    ]
 
 
 def _print_report(report: Report, path: str) -> None:

@@ -164,11 +164,11 @@ def parse_xacro_args(items: Sequence[str]) -> dict[str, str]:
     return values
 
 
-def parse_joint_values(items: Sequence[str]) -> dict[str, float]:
-    """``NAME=VALUE`` items (radians or metres) as a mapping.
+def parse_joint_values(items: Sequence[str], option: str = "--joint") -> dict[str, float]:
+    """``NAME=VALUE`` items (radians or metres) of ``option`` as a mapping.
 
     The value is after the last ``=``; a missing name, a value that is not a finite number
-    or a joint given twice is a :class:`UsageError`.
+    or a joint given twice is a :class:`UsageError` naming ``option``.
     """
     values: dict[str, float] = {}
     for item in items:
@@ -178,11 +178,11 @@ def parse_joint_values(items: Sequence[str]) -> dict[str, float]:
                 raise ValueError
             value = float(text)
         except ValueError:
-            raise UsageError(f"--joint expects NAME=VALUE with a number, got '{item}'") from None
+            raise UsageError(f"{option} expects NAME=VALUE with a number, got '{item}'") from None
         if not math.isfinite(value):
-            raise UsageError(f"--joint {name}: the value must be a finite number, got '{text}'")
+            raise UsageError(f"{option} {name}: the value must be a finite number, got '{text}'")
         if name in values:
-            raise UsageError(f"--joint {name} is given more than once")
+            raise UsageError(f"{option} {name} is given more than once")
         values[name] = value
     return values
 

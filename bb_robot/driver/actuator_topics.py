@@ -346,13 +346,44 @@ def _number(value: float) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def actuator_limits(actuator: Actuator, lower: float, upper: float, velocity: float, effort: float) -> dict[str, Any]:
-    """The joint's limits in actuator space (``None`` where the joint has none)."""
+def actuator_limits(
+    actuator: Actuator,
+    lower: float,
+    upper: float,
+    velocity: float,
+    effort: float,
+    command_range: tuple[float, float] | None = None,
+) -> dict[str, Any]:
+    """The joint's limits in actuator space (``None`` where the joint has none).
+
+    Args:
+        actuator: The actuator and its transmission.
+        lower: The joint's lower position limit.
+        upper: Its upper position limit.
+        velocity: Its velocity limit.
+        effort: Its effort limit.
+        command_range: The driver's command range of the joint (within the soft limits), which a
+            velocity command must not carry the actuator past; ``None``: ``lower`` to ``upper``.
+
+    Returns:
+        ``position_min`` / ``position_max`` (the range), ``command_min`` / ``command_max`` (the
+        command range), ``velocity`` and ``effort``.
+    """
     r = actuator.signed_reduction
-    ends = sorted(((lower - actuator.offset) * r, (upper - actuator.offset) * r))
+
+    def ends(low: float, high: float) -> tuple[float | None, float | None]:
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return None, None
+        first, second = sorted(((low - actuator.offset) * r, (high - actuator.offset) * r))
+        return _number(first), _number(second)
+
+    position_min, position_max = ends(lower, upper)
+    command_min, command_max = ends(*(command_range or (lower, upper)))
     return {
-        "position_min": _number(ends[0]) if math.isfinite(lower) and math.isfinite(upper) else None,
-        "position_max": _number(ends[1]) if math.isfinite(lower) and math.isfinite(upper) else None,
+        "position_min": position_min,
+        "position_max": position_max,
+        "command_min": command_min,
+        "command_max": command_max,
         "velocity": _number(velocity * abs(r)),
         "effort": _number(effort / abs(r)),
     }

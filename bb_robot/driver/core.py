@@ -124,7 +124,7 @@ class DriverCore:
         self.arming = Arming(armed)
         self.active = False
         n = len(self.names)
-        self._setpoints = Setpoints(limits)
+        self._setpoints = Setpoints(limits, backend.capabilities.bounds_velocity)
         self._execution: Execution | None = None
         self._last_command_ns: int | None = None
         self._watchdog_tripped = False
@@ -146,6 +146,10 @@ class DriverCore:
         self._last_error = ""
         #: Commands that arrived while the backend gave no sample (dropped), since the last sample.
         self._dropped_without_sample = 0
+        #: Collision hooks (bb_robot.driver.collision_guard), set before the loop starts: one may refuse a
+        #: prepared trajectory, the other slow or stop each cycle's command (without waiting).
+        self.trajectory_check: Callable[[Trajectory, FloatArray], None] | None = None
+        self.command_filter: Callable[[BackendCommand, JointSample, int, bool], BackendCommand] | None = None
 
     # ------------------------------------------------------------------ helpers
     def _log(self, level: str, text: str) -> None:
@@ -304,7 +308,7 @@ class DriverCore:
         dt = max(begin - sample.stamp_ns, 0) * 1e-9
         velocities = np.nan_to_num(sample.velocities)
         positions = sample.positions + velocities * dt
-        return build_trajectory(
+        trajectory = build_trajectory(
             joint_names,
             points,
             limits,
@@ -315,6 +319,9 @@ class DriverCore:
             options=settings.trajectory,
             source=source,
         )
+        if self.trajectory_check is not None:
+            self.trajectory_check(trajectory, positions)
+        return trajectory
 
     def execute(self, trajectory: Trajectory, tolerances: Tolerances | None = None, source: str = "") -> Execution:
         """Queue a prepared trajectory; it preempts the active one at the next cycle."""
@@ -628,31 +635,20 @@ class DriverCore:
     # ---------------------------------------------------------- the command
     def _command(self, sample: JointSample, now: int) -> BackendCommand:
         period = self._loop.period_ns * 1e-9 if self._loop is not None else 0.002
-        return self._setpoints.command(sample, now, self._execution, period)
+        command = self._setpoints.command(sample, now, self._execution, period)
+        if self.command_filter is not None:
+            command = self.command_filter(command, sample, now, self._execution is not None)
+        return command
 
     # ------------------------------------------------------------------ goals
     def _check_goal(self, execution: Execution, sample: JointSample, now: int) -> None:
-        trajectory = execution.trajectory
-        indices = trajectory.indices
-        monitor = execution.monitor
-        if monitor is None:
-            if now >= trajectory.end_ns:
-                self._end_execution(
-                    Outcome("succeeded", SUCCESSFUL, "trajectory finished"), sample, now, hold_final=True
-                )
-            return
-        feedback = execution.feedback
-        if feedback is None:
-            return
-        p, v, _ = feedback.desired
-        outcome = monitor.check(now, p, v, sample.positions[indices], np.nan_to_num(sample.velocities[indices]))
+        outcome = execution.verdict(now, sample)
         if outcome is None:
             return
-        if outcome.status == "succeeded":
-            self._end_execution(outcome, sample, now, hold_final=True)
-        else:
+        succeeded = outcome.status == "succeeded"
+        if not succeeded:
             self._log("warning", f"trajectory from {execution.source} aborted: {outcome.message}")
-            self._end_execution(outcome, sample, now, hold_final=False)
+        self._end_execution(outcome, sample, now, hold_final=succeeded)
 
     # ------------------------------------------------------------- snapshot
     def _publish(

@@ -8,6 +8,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.driver.backends.base import JointSample
+from bb_robot.driver.errors import SUCCESSFUL
 from bb_robot.driver.tolerances import GoalMonitor, Outcome, Tolerances
 from bb_robot.driver.trajectory import Trajectory
 
@@ -60,3 +62,20 @@ class Execution:
         if self.outcome is None:
             self.outcome = outcome
             self.done.set()
+
+    def verdict(self, now: int, sample: JointSample) -> Outcome | None:
+        """How it ends at ``now``, given the joints' ``sample``, or ``None`` while it goes on.
+
+        Without tolerances it succeeds at the trajectory's end; with them its goal monitor judges
+        this cycle's desired state (its feedback) against the sample.
+        """
+        trajectory = self.trajectory
+        monitor = self.monitor
+        if monitor is None:
+            return Outcome("succeeded", SUCCESSFUL, "trajectory finished") if now >= trajectory.end_ns else None
+        feedback = self.feedback
+        if feedback is None:
+            return None
+        p, v, _ = feedback.desired
+        indices = trajectory.indices
+        return monitor.check(now, p, v, sample.positions[indices], np.nan_to_num(sample.velocities[indices]))

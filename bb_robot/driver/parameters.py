@@ -267,6 +267,72 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         type="double",
         range=(0.0, 1e6),
     ),
+    # Collision checking (bb_robot.driver.collision_guard, docs/collision.md).
+    ParameterSpec(
+        "collision.check",
+        True,
+        "Check trajectories before accepting them and slow streamed commands near contact, from the model's "
+        "<collision> geometry (only where it has some). With it on, a missing 'coal' package or an unreadable "
+        "mesh fails configure, naming the file and the link. Read at configure.",
+        type="bool",
+        when="configure",
+    ),
+    ParameterSpec(
+        "collision.srdf",
+        "",
+        "An SRDF whose <disable_collisions> pairs are not checked. Empty: <model>.srdf beside the model file, "
+        "else the cache `bb-robot collisions` writes, else adjacent and default-pose pairs only. Read at configure.",
+        when="configure",
+    ),
+    ParameterSpec(
+        "collision.compute_matrix",
+        False,
+        "With no SRDF and no cached matrix: compute the allowed-collision matrix at configure (10,000 samples, "
+        "seconds to tens of seconds) and cache it. Read at configure.",
+        type="bool",
+        when="configure",
+    ),
+    ParameterSpec(
+        "collision.world",
+        "",
+        "Static obstacles: an SDF world (its other models) or a YAML file (floor, sdf, obstacles), as "
+        "docs/collision.md describes; the view shows the same. Empty: none. Read at configure.",
+        when="configure",
+    ),
+    ParameterSpec(
+        "collision.clearance",
+        0.002,
+        "A trajectory whose links (or a link and an obstacle) come nearer than this (m) is refused. Read at configure.",
+        type="double",
+        when="configure",
+        range=(0.0001, 1.0),
+    ),
+    ParameterSpec(
+        "collision.slowdown_distance",
+        0.05,
+        "Streamed commands slow down when the nearest checked pair is nearer than this (m), unless they move it "
+        "apart. Read at configure.",
+        type="double",
+        when="configure",
+        range=(0.0, 10.0),
+    ),
+    ParameterSpec(
+        "collision.stop_distance",
+        0.01,
+        "Streamed commands stop at this distance (m) unless they move the pair apart. Read at configure.",
+        type="double",
+        when="configure",
+        range=(0.0, 10.0),
+    ),
+    ParameterSpec(
+        "collision.check_rate",
+        100.0,
+        "How often (Hz) the checker thread measures while nothing is within the slowdown distance; while "
+        "streamed motion is slowed it measures every cycle. Read at configure.",
+        type="double",
+        when="configure",
+        range=(1.0, 10000.0),
+    ),
 )
 
 #: Declared at configure for each driven joint; ``<joint>`` stands for its name.

@@ -17,6 +17,10 @@ from bb_robot.driver.limits import JointLimitTable, braking_speeds
 FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.intp]
 
+#: The late cycle (seconds) a velocity command must survive near a limit on a backend that does not
+#: stop velocities at the command range itself (``Capabilities.bounds_velocity``).
+STALL_ALLOWANCE = 0.1
+
 #: Internal mode of a joint driven by the active trajectory.
 TRAJECTORY = 4
 MODE_LABELS = {**{int(m): name for m, name in MODE_NAMES.items()}, TRAJECTORY: "trajectory"}
@@ -47,10 +51,13 @@ class Setpoints:
 
     Args:
         limits: The effective limits (of every driven joint, in order).
+        bounded: Whether the backend stops velocities at the command range itself; if not,
+            :meth:`stoppable` reserves :data:`STALL_ALLOWANCE` of travel instead of one period's.
     """
 
-    def __init__(self, limits: JointLimitTable) -> None:
+    def __init__(self, limits: JointLimitTable, bounded: bool = True) -> None:
         count = len(limits.names)
+        self.bounded = bounded
         self.use_limits(limits)
         self.modes = np.full(count, int(CommandMode.HOLD), dtype=np.int8)
         self.targets = np.zeros(count)
@@ -176,8 +183,11 @@ class Setpoints:
         acceleration limit in steps of one loop period.
 
         The distance left is shortened by what the joint covers in one period at its current
-        velocity: a late cycle (the command applies for longer than a period) does not carry it
-        past the limit.  A stopped joint may then creep the rest of the way.
+        velocity: a late cycle does not carry it past the limit, and the backends that bound
+        velocities themselves hold through a stall of any length.  On a backend that does not
+        (``bounded`` false), each velocity is also one the joint can keep for
+        :data:`STALL_ALLOWANCE` and still brake before the limit (``v T + v² / 2a ≤ d``).  A
+        stopped joint may then creep the rest of the way.
 
         Args:
             velocity: The commanded velocities of joints ``indices``.
@@ -192,13 +202,15 @@ class Setpoints:
         accel = self.limits.acceleration[indices]
         finite = np.isfinite(accel)
         reach = np.abs(current) * period
-        distances = np.concatenate(
-            (
-                np.maximum(self.upper[indices] - position - reach, 0.0),
-                np.maximum(position - self.lower[indices] - reach, 0.0),
-            )
-        )
-        safe = np.where(finite, accel, 1.0)
-        speeds = braking_speeds(distances, np.concatenate((safe, safe)), np.concatenate((finite, finite)), period)
+        left = np.concatenate((self.upper[indices] - position, position - self.lower[indices]))
+        distances = np.maximum(left - np.concatenate((reach, reach)), 0.0)
+        safe = np.concatenate((np.where(finite, accel, 1.0),) * 2)
+        finite2 = np.concatenate((finite, finite))
+        speeds = braking_speeds(distances, safe, finite2, period)
+        if not self.bounded:
+            stall, left = STALL_ALLOWANCE, np.maximum(left, 0.0)
+            with np.errstate(invalid="ignore"):
+                through = np.where(finite2, safe * (np.sqrt(stall * stall + 2.0 * left / safe) - stall), left / stall)
+            speeds = np.minimum(speeds, through)
         n = len(indices)
         return np.minimum(np.maximum(velocity, -speeds[n:]), speeds[:n])

@@ -18,8 +18,9 @@ The simulated servo works in encoder counts, as hardware does: its position is a
 ``counts_per_metre`` for prismatic ones), its travel is limited to the actuator's range from the
 index, and it moves towards a position target at the actuator's velocity limit times
 ``speed_scale`` (at once where the index gives no velocity limit).  Velocity commands are
-integrated within the same limits; effort commands are not supported (the servo holds, with a
-warning).  Counts are this bridge's business: the topics carry SI values only.
+integrated within the same limits and stop at the end of the index's command range
+(``command_min`` / ``command_max``), however long the command stands; effort commands are not
+supported (the servo holds, with a warning).  Counts are this bridge's business: the topics carry SI values only.
 
 **Command silence** (the contract's rule every bridge must follow): a servo that hears no command
 for ``command_timeout`` seconds (0.25 by default) stops the motion by itself: a velocity goes to
@@ -59,6 +60,9 @@ class SimulatedServo:
     max_count: int | None
     max_speed: float | None  # actuator units per second; None: reaches a position target at once
     count: int = 0
+    #: The command range (the index's ``command_min`` / ``command_max``) a velocity stops at.
+    command_min: float | None = None
+    command_max: float | None = None
     velocity: float = 0.0
     mode: str = "position"
     target: float = math.nan
@@ -127,6 +131,11 @@ class SimulatedServo:
             if self.max_speed is not None:
                 speed = min(max(speed, -self.max_speed), self.max_speed)
             goal = start + speed * dt
+            # Never past the command range, however long the command stands (not pulled in if already out).
+            if self.command_max is not None and speed > 0:
+                goal = min(goal, max(self.command_max, start))
+            if self.command_min is not None and speed < 0:
+                goal = max(goal, min(self.command_min, start))
         count = round(goal * self.counts_per_unit)
         if self.min_count is not None:
             count = max(count, self.min_count)
@@ -155,7 +164,15 @@ def servo_for(
         count = max(count, min_count)
     if max_count is not None:
         count = min(count, max_count)
-    servo = SimulatedServo(per_unit, min_count, max_count, speed * speed_scale if speed is not None else None, count)
+    servo = SimulatedServo(
+        per_unit,
+        min_count,
+        max_count,
+        speed * speed_scale if speed is not None else None,
+        count,
+        command_min=limits.get("command_min"),
+        command_max=limits.get("command_max"),
+    )
     servo.target = servo.position
     return servo
 

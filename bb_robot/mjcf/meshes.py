@@ -40,7 +40,7 @@ def _package_share(package: str) -> Path | None:
         return None
     try:
         return Path(get_package_share_directory(package))
-    except (LookupError, ValueError):
+    except (LookupError, ValueError, OSError):  # OSError: no AMENT_PREFIX_PATH in this environment
         return None
 
 

@@ -220,9 +220,17 @@ def jacobian(
     if not _one(code, q, work, frames):
         return False
     target = frames[int(spec[0])]
-    px = target[3]
-    py = target[7]
-    pz = target[11]
+    jacobian_at(frames, spec, target[3], target[7], target[11], out)
+    return True
+
+
+@numba.njit(inline="always", boundscheck=False)
+def jacobian_at(frames: np.ndarray, spec: np.ndarray, px: float, py: float, pz: float, out: np.ndarray) -> None:
+    """Write the 6×n geometric Jacobian of point ``(px, py, pz)`` (in the root's frame) into ``out``.
+
+    ``frames`` ``(count, 16)`` are one configuration's; ``spec`` as :func:`jacobian` (its first
+    entry, the target frame, is not read: the point is given).
+    """
     for c in range(out.shape[1]):
         f = frames[int(spec[1 + 2 * c])]
         ax = f[2]
@@ -245,4 +253,3 @@ def jacobian(
             out[3, c] = ax
             out[4, c] = ay
             out[5, c] = az
-    return True

@@ -71,6 +71,7 @@ class Kernels:
     fill_frames: Callable[..., None]
     one_configuration: Callable[..., bool]
     jacobian: Callable[..., bool]
+    ik_solve: Callable[..., int]  # bb_robot.model._ik_numba.solve
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def kernels(batch: int) -> Kernels | None:
 
 def _load() -> Kernels | None:
     try:
-        from bb_robot.model import _frames_numba
+        from bb_robot.model import _frames_numba, _ik_numba
     except ModuleNotFoundError as error:
         if error.name in ("numba", "llvmlite"):  # not installed: the pure-Python paths, quietly
             return None
@@ -215,15 +216,17 @@ def _load() -> Kernels | None:
     except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
         _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
         return None
-    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian)
+    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.solve)
 
 
-def frames(functions: Kernels, prog: Program, batch: Matrix) -> Matrix:
+def frames(functions: Kernels, prog: Program, batch: Matrix, out: Matrix | None = None) -> Matrix:
     """Return the poses ``(B, count, 4, 4)`` (C-contiguous) of configurations ``batch`` ``(B, arity)``.
 
-    ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).
+    ``batch`` must be finite (:func:`bb_robot.model.batch.as_batch` checks).  ``out``, when
+    given, is a C-contiguous float64 array of ``B · count · 16`` values the poses are written into
+    (and returned, reshaped); the caller checks it.
     """
-    out = np.empty((batch.shape[0], prog.count, 16))
+    out = np.empty((batch.shape[0], prog.count, 16)) if out is None else out.reshape(batch.shape[0], prog.count, 16)
     rows = block_rows(prog.slots)
     for start in range(0, batch.shape[0], rows):
         part = batch[start : start + rows]

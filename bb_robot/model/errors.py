@@ -282,3 +282,40 @@ class InvalidTransform(SerialChainError):
             + (", or a point (x, y, z)" if argument == "offset" else ", or None for the identity"),
         )
         self.argument = argument
+
+
+class IkError(KinematicsError):
+    """An inverse-kinematics request (:mod:`bb_robot.model.ik`) that cannot be solved as asked."""
+
+
+class InvalidIkTarget(IkError):
+    """The target pose is not a finite rigid transform (shape, non-finite entries, rotation not orthonormal)."""
+
+    def __init__(self, robot: str, reason: str) -> None:
+        super().__init__(robot, f"robot '{robot}': inverse kinematics target {reason}")
+        self.reason = reason
+
+
+class InvalidIkSeed(IkError):
+    """The seed has the wrong length, a non-finite value, or a value outside the joint's limits."""
+
+    def __init__(self, robot: str, reason: str) -> None:
+        super().__init__(robot, f"robot '{robot}': inverse kinematics seed {reason}")
+        self.reason = reason
+
+
+class InvalidIkArgument(IkError):
+    """Limits, tolerances, timeout, restarts or random generator that cannot be used."""
+
+    def __init__(self, robot: str, argument: str, reason: str) -> None:
+        super().__init__(robot, f"robot '{robot}': inverse kinematics argument '{argument}' {reason}")
+        self.argument = argument
+        self.reason = reason
+
+
+class InvalidOutputArray(KinematicsError):
+    """An ``out`` array a result cannot be written into: wrong shape, dtype, layout, or read-only."""
+
+    def __init__(self, robot: str, reason: str) -> None:
+        super().__init__(robot, f"robot '{robot}': out {reason}")
+        self.reason = reason

@@ -31,7 +31,7 @@ from bb_robot.model.batch import (
     make_step,
     one_configuration,
 )
-from bb_robot.model.errors import InvalidJointValue
+from bb_robot.model.errors import InvalidJointValue, InvalidOutputArray
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
 from bb_robot.model.unrolled import Unrolled, unrolled_frames
@@ -123,7 +123,7 @@ class ForwardKinematics:
         return _Step(make_step(parent, child, kind, origin, joint.axis), coordinate, multiplier, offset)
 
     # ------------------------------------------------------------------ compute
-    def compute(self, q: npt.ArrayLike) -> Matrix:
+    def compute(self, q: npt.ArrayLike, out: Matrix | None = None) -> Matrix:
         """Return link poses in the root link frame for configurations ``q``.
 
         ``q`` has shape ``(n,)`` or ``(batch, n)`` with ``n = len(joint_names)``;
@@ -135,7 +135,15 @@ class ForwardKinematics:
         storage: ``np.ascontiguousarray`` it if you need contiguous memory).
         Raises :class:`InvalidJointValue` for a wrong (or ragged) shape, a
         value that is not a number, or a non-finite value.
+
+        ``out``, an array the caller owns, receives the poses instead of a new array (and is
+        returned): C-contiguous, writeable, float64, of the result's shape.  For a batch the
+        compiled kernel writes straight into it, so repeated calls allocate nothing; without
+        numba the result is computed, then copied in.  Raises :class:`InvalidOutputArray` for
+        an ``out`` of another shape, dtype or layout, or read-only.
         """
+        if out is not None:
+            return self._compute_into(q, out)
         n = len(self.joint_names)
         if contiguous_vector(q, n) and (functions := compiled.kernels(0)) is not None:
             poses = compiled.one(functions, self._program(), q)
@@ -163,6 +171,30 @@ class ForwardKinematics:
             apply_step(frames, step.step, value)
         poses = frames.transpose(3, 0, 1, 2)
         return np.ascontiguousarray(poses[0]) if single else poses
+
+    def _compute_into(self, q: npt.ArrayLike, out: Matrix) -> Matrix:
+        """:meth:`compute` writing into ``out``, checked first."""
+        batch, single = as_batch(self.robot.name, q, self.joint_names)
+        count = len(self.link_names)
+        shape = (count, 4, 4) if single else (batch.shape[0], count, 4, 4)
+        if not isinstance(out, np.ndarray):
+            raise InvalidOutputArray(self.robot.name, f"is a {type(out).__name__}, not a numpy array of shape {shape}")
+        problems = []
+        if out.shape != shape:
+            problems.append(f"has shape {out.shape}, not {shape} (configurations, links, 4, 4)")
+        if out.dtype != np.float64:
+            problems.append(f"has dtype {out.dtype}, not float64")
+        if not out.flags.c_contiguous:
+            problems.append("is not C-contiguous (np.ascontiguousarray, or np.empty of the shape)")
+        if not out.flags.writeable:
+            problems.append("is read-only")
+        if problems:
+            raise InvalidOutputArray(self.robot.name, "; ".join(problems))
+        if not single and (functions := compiled.kernels(batch.shape[0])) is not None:
+            compiled.frames(functions, self._program(), batch, out)
+        else:
+            out[...] = self.compute(batch[0] if single else batch)
+        return out
 
     def poses(self, values: Mapping[str, float] | None = None) -> dict[str, Matrix]:
         """Return each link's 4×4 pose in the root frame for named joint values.

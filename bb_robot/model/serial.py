@@ -41,7 +41,6 @@ registers; the package root has it imported on the first call (:mod:`bb_robot.ho
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
@@ -51,7 +50,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.hooks import Hook
-from bb_robot.model import compiled
+from bb_robot.model import compiled, ik
 from bb_robot.model.batch import (
     FIXED,
     PRISMATIC,
@@ -65,16 +64,19 @@ from bb_robot.model.batch import (
     make_step,
     one_configuration,
 )
-from bb_robot.model.errors import (
-    InvalidTransform,
-    KinematicsError,
-    NotSerialError,
-    OffAxisJointError,
-    UnknownLink,
-    UnsupportedJointError,
-)
+from bb_robot.model.errors import KinematicsError, OffAxisJointError, UnknownLink
 from bb_robot.model.geometry import Vec3
-from bb_robot.model.robot import Joint, Robot
+from bb_robot.model.robot import Robot
+from bb_robot.model.serial_chain import (
+    EZ,
+    check_joints,
+    checked_pose,
+    limits_of,
+    offset_matrix,
+    rotation_onto,
+    unit_axis,
+    walk,
+)
 from bb_robot.model.transforms import Matrix, origin_to_matrix
 from bb_robot.model.unrolled import Unrolled, unrolled_frames, unrolled_jacobian
 
@@ -99,9 +101,6 @@ TZ: Final = "TZ"
 ACTUATION_OF: Mapping[str, Actuation] = {"revolute": RZ, "continuous": RZ, "prismatic": TZ}
 #: Strict mode accepts a unit axis within this distance of +z (and still models it exactly).
 STRICT_AXIS_TOLERANCE: Final = 1e-6
-
-_EZ = np.array([0.0, 0.0, 1.0])
-_HALF_TURN_X = np.diag([1.0, -1.0, -1.0])
 
 
 def _frozen(matrix: npt.ArrayLike) -> Matrix:
@@ -183,8 +182,8 @@ class SerialManipulator:
         self.base_link = base_link
         self.joints: tuple[SerialJoint, ...] = tuple(joints)
         self.tip_link = tip_link
-        self.tip_offset: Matrix = _frozen(_checked_pose(robot_name, "tip_offset", tip_offset))
-        self.base_pose: Matrix = _frozen(_checked_pose(robot_name, "base_pose", base_pose))
+        self.tip_offset: Matrix = _frozen(checked_pose(robot_name, "tip_offset", tip_offset))
+        self.base_pose: Matrix = _frozen(checked_pose(robot_name, "base_pose", base_pose))
         self.tip_fixed: tuple[str, ...] = tuple(tip_fixed)
         self.strict = strict
         self.joint_names: tuple[str, ...] = tuple(j.name for j in self.joints)
@@ -197,6 +196,7 @@ class SerialManipulator:
         self.effort_limits: Matrix = _frozen([j.effort for j in self.joints])
         self._prismatic = np.array([a == TZ for a in self.actuations], dtype=bool)
         self._is_prismatic = tuple(a == TZ for a in self.actuations)
+        self._ik: ik.Chain | None = None  # what the inverse kinematics needs, built on first use
         self._plan()
 
     # ------------------------------------------------------------------ building
@@ -246,16 +246,17 @@ class SerialManipulator:
     ) -> SerialManipulator:
         base_link = robot.root_link if base is None else robot.get_link(base).name
         if tip is None:
-            path, tip_link = _walk(robot, base_link)
+            path, tip_link = walk(robot, base_link)
         else:
             trail = robot.path_between(base_link, tip)
             path, tip_link = [robot.joints[name] for name in trail[1::2]], tip
-        _check_joints(robot.name, path)
+        check_joints(robot.name, path)
         if strict:
             off = {
                 j.name: j.axis
                 for j in path
-                if j.type in ACTUATION_OF and float(np.linalg.norm(_unit(robot.name, j) - _EZ)) > STRICT_AXIS_TOLERANCE
+                if j.type in ACTUATION_OF
+                and float(np.linalg.norm(unit_axis(robot.name, j) - EZ)) > STRICT_AXIS_TOLERANCE
             }
             if off:
                 raise OffAxisJointError(robot.name, off, STRICT_AXIS_TOLERANCE)
@@ -269,9 +270,9 @@ class SerialManipulator:
                 offset = offset @ origin_to_matrix(joint.origin)
                 merged.append(joint.name)
                 continue
-            axis = _unit(robot.name, joint)
+            axis = unit_axis(robot.name, joint)
             frame = np.eye(4)
-            frame[:3, :3] = _rotation_onto(axis)
+            frame[:3, :3] = rotation_onto(axis)
             joints.append(
                 SerialJoint(
                     name=joint.name,
@@ -283,7 +284,7 @@ class SerialManipulator:
                     joint_type=joint.type,
                     axis=(float(axis[0]), float(axis[1]), float(axis[2])),
                     fixed_before=tuple(merged),
-                    **_limits(joint),
+                    **limits_of(joint),
                 )
             )
             offset, merged, previous = np.eye(4), [], joint.child_link
@@ -342,6 +343,7 @@ class SerialManipulator:
         """Pickle without the generated functions (rebuilt on first use)."""
         state = self.__dict__.copy()
         state["_generated"] = {}
+        state["_ik"] = None
         return state
 
     # ---------------------------------------------------------------- properties
@@ -408,7 +410,7 @@ class SerialManipulator:
                 pose = self._frames(batch)[self._tip].transpose(2, 0, 1)
         if offset is None:
             return pose
-        result: Matrix = pose @ _offset_matrix(self.robot_name, offset)
+        result: Matrix = pose @ offset_matrix(self.robot_name, offset)
         return result
 
     def frame_poses(self, q: npt.ArrayLike) -> dict[str, Matrix]:
@@ -436,7 +438,7 @@ class SerialManipulator:
             if values is not None and (function := self._unrolled("jacobian")) is not None:
                 return function(values)
         columns, frame = self._jacobian_target(link)
-        point = None if offset is None else _offset_matrix(self.robot_name, offset)[:3, 3]
+        point = None if offset is None else offset_matrix(self.robot_name, offset)[:3, 3]
         batch, values = self._input(q)
         if values is not None and frame is None and point is None:
             function = self._unrolled("jacobian")
@@ -466,7 +468,96 @@ class SerialManipulator:
             result[3:, i] = 0.0
         return result.transpose(2, 0, 1)
 
+    def inverse(
+        self,
+        target: npt.ArrayLike,
+        *,
+        seed: npt.ArrayLike | None = None,
+        offset: npt.ArrayLike | None = None,
+        position_tolerance: float = 1e-5,
+        rotation_tolerance: float | None = 1e-5,
+        timeout: float | None = ik.DEFAULT_TIMEOUT,
+        max_restarts: int | None = None,
+        rng: np.random.Generator | int | None = None,
+        lower: npt.ArrayLike | None = None,
+        upper: npt.ArrayLike | None = None,
+    ) -> ik.IkSolution:
+        """Return a configuration whose :meth:`end_effector_pose` (with ``offset``) is ``target``.
+
+        The solver (:mod:`bb_robot.model.ik`, ``docs/ik.md``) descends from ``seed`` by damped least
+        squares within the joint limits, then restarts from random configurations until a solution
+        is within both tolerances, ``timeout`` has passed or ``max_restarts`` restarts were made.
+
+        Args:
+            target: The 4×4 end-effector pose in the model frame (base pose and ``offset`` included).
+            seed: The start configuration (default: the middle of each joint's range, 0 for a
+                continuous joint); a value at most 1e-6 outside its limits is clipped onto them.
+            offset: A tool-centre point from the tip frame: a 4×4 transform or a point (3 numbers).
+            position_tolerance: The largest position error accepted (m).
+            rotation_tolerance: The largest rotation error accepted (rad); ``None`` solves position only.
+            timeout: The time budget (s); ``None`` for no time limit (``max_restarts`` then bounds the search).
+            max_restarts: At most this many random restarts (``None``: as many as the timeout allows).
+            rng: The random generator of the restarts, or an int seeding one (reproducible restarts).
+            lower: Per joint a lower limit narrowing the model's (for example a driver's command range).
+            upper: Per joint an upper limit narrowing the model's.
+
+        Returns:
+            An :class:`~bb_robot.model.ik.IkSolution`: ``q`` is within the (narrowed) limits whether
+            or not it succeeded (on failure the best configuration found), continuous joints within
+            pi of the seed.
+
+        Raises:
+            InvalidIkTarget: ``target`` is not a finite rigid 4×4 (rotation orthonormal within 1e-6).
+            InvalidIkSeed: ``seed`` has the wrong length, a non-finite value or one outside the limits.
+            InvalidIkArgument: limits, tolerances, timeout, restarts or ``rng`` that cannot be used.
+            InvalidTransform: ``offset`` is neither a rigid 4×4 nor a point.
+        """
+        return ik.inverse(
+            self._ik_chain(),
+            target,
+            seed=seed,
+            offset=offset,
+            position_tolerance=position_tolerance,
+            rotation_tolerance=rotation_tolerance,
+            timeout=timeout,
+            max_restarts=max_restarts,
+            rng=rng,
+            lower=lower,
+            upper=upper,
+        )
+
+    def inverse_many(
+        self,
+        targets: npt.ArrayLike,
+        seeds: npt.ArrayLike | None = None,
+        *,
+        rng: np.random.Generator | int | None = None,
+        **options: object,
+    ) -> list[ik.IkSolution]:
+        """Solve :meth:`inverse` for each of ``targets`` ``(B, 4, 4)``, one random generator throughout.
+
+        ``seeds`` is ``None``, one seed ``(n,)`` for every target, or ``(B, n)``; ``options`` are
+        :meth:`inverse`'s keyword arguments.  Returns one solution per target; raises as :meth:`inverse`.
+        """
+        return ik.inverse_many(self._ik_chain(), targets, seeds, rng=rng, **options)
+
     # ------------------------------------------------------------------ internals
+    def _ik_chain(self) -> ik.Chain:
+        """What :mod:`bb_robot.model.ik` needs of this model, built on first use."""
+        if self._ik is None:
+            self._ik = ik.Chain(
+                robot=self.robot_name,
+                joint_names=self.joint_names,
+                lower=np.ascontiguousarray(self.lower_limits),
+                upper=np.ascontiguousarray(self.upper_limits),
+                revolute=~self._prismatic,
+                pose=self.end_effector_pose,
+                jacobian=self.jacobian,
+                program=self._compiled_program,
+                spec=self._tip_jacobian_spec,
+            )
+        return self._ik
+
     def _plan(self) -> None:
         """Lay out the batch-last frames and the steps that fill them.
 
@@ -484,7 +575,7 @@ class SerialManipulator:
         for i, joint in enumerate(self.joints):
             link, frame = stride * i, stride * i + 1
             kind = REVOLUTE if joint.actuation == RZ else PRISMATIC
-            steps.append((make_step(link, frame, kind, np.asarray(joint.offset_before), _EZ), i))
+            steps.append((make_step(link, frame, kind, np.asarray(joint.offset_before), EZ), i))
             if not compact:
                 steps.append((make_step(frame, frame + 1, FIXED, np.asarray(joint.offset_after)), -1))
         count = stride * n + 1
@@ -562,9 +653,12 @@ class SerialManipulator:
         """The end effector's Jacobian by compiled code; ``None`` as for :meth:`_compiled`."""
         if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:
             return None
+        return compiled.jacobian(functions, self._compiled_program(), self._tip_jacobian_spec(), q)
+
+    def _tip_jacobian_spec(self) -> Matrix:
         if self._jacobian_spec is None:
             self._jacobian_spec = compiled.jacobian_spec(self._tip, self._axes())
-        return compiled.jacobian(functions, self._compiled_program(), self._jacobian_spec, q)
+        return self._jacobian_spec
 
     def _one(self, what: str, values: list[float]) -> Matrix:
         """The poses of one configuration that ``_unrolled(what)`` gives (batched code if none).
@@ -587,158 +681,3 @@ class SerialManipulator:
             index = self.link_names.index(link)
             return index, index
         raise UnknownLink(self.robot_name, link, [*self.link_names, self.tip_link])
-
-
-# ------------------------------------------------------------------------ chain extraction
-def _walk(robot: Robot, base: str) -> tuple[list[Joint], str]:
-    """Return the joints of the chain from ``base`` (movable and merged fixed ones) and the tip link."""
-    path: list[Joint] = []
-    link = base
-    while True:
-        reached = _movable_below(robot, link)
-        if not reached:
-            break
-        if len(reached) > 1:
-            names = [joint.name for joint, _ in reached]
-            raise NotSerialError(robot.name, link, names, _tip_suggestions(robot, link, names))
-        joint, fixed = reached[0]
-        path.extend(fixed)
-        path.append(joint)
-        link = joint.child_link
-    # Only fixed joints remain below: follow them while they do not branch.
-    while len(children := robot.child_joints(link)) == 1:
-        path.append(children[0])
-        link = children[0].child_link
-    return path, link
-
-
-def _movable_below(robot: Robot, link: str) -> list[tuple[Joint, list[Joint]]]:
-    """Return each movable joint reached from ``link`` through fixed joints only, with those fixed joints."""
-    found: list[tuple[Joint, list[Joint]]] = []
-    stack: list[tuple[str, list[Joint]]] = [(link, [])]
-    while stack:
-        current, fixed = stack.pop()
-        for joint in reversed(robot.child_joints(current)):
-            if joint.type == "fixed":
-                stack.append((joint.child_link, [*fixed, joint]))
-            else:
-                found.append((joint, fixed))
-    order = {name: i for i, name in enumerate(robot.topology.joint_order)}
-    return sorted(found, key=lambda item: order[item[0].name])
-
-
-def _tip_suggestions(robot: Robot, link: str, competing: Sequence[str]) -> list[str]:
-    """Links to pass as tip: the ends of the fixed paths below ``link``, then the competing joints' child links."""
-    ends: list[str] = []
-    stack = [link]
-    while stack:
-        current = stack.pop()
-        fixed = [j for j in robot.child_joints(current) if j.type == "fixed"]
-        if not fixed and current != link:
-            ends.append(current)
-        stack.extend(j.child_link for j in reversed(fixed))
-    return ends + [robot.joints[name].child_link for name in competing]
-
-
-def _check_joints(robot: str, path: Sequence[Joint]) -> None:
-    reasons: dict[str, str] = {}
-    for joint in path:
-        if joint.type == "fixed":
-            continue
-        if joint.type not in ACTUATION_OF:
-            reasons[joint.name] = (
-                f"is a {joint.type} joint; only revolute, continuous (RZ) and prismatic (TZ) joints are actuated"
-            )
-        elif joint.mimic is not None:
-            reasons[joint.name] = (
-                f"mimics joint '{joint.mimic.joint}' "
-                f"(value = {joint.mimic.multiplier:g}·{joint.mimic.joint} + {joint.mimic.offset:g})"
-            )
-    if reasons:
-        raise UnsupportedJointError(robot, reasons)
-
-
-# ------------------------------------------------------------------------ small math
-def _unit(robot: str, joint: Joint) -> Matrix:
-    axis = np.asarray(joint.axis, dtype=float)
-    norm = float(np.linalg.norm(axis))
-    if not norm > 0.0 or not math.isfinite(norm):
-        raise UnsupportedJointError(robot, {joint.name: f"has an invalid axis {joint.axis}"})
-    result: Matrix = axis / norm
-    return result
-
-
-#: Below this, an axis's z component is rounding noise (axes are unit vectors).
-_AXIS_Z_TOLERANCE = 1e-12
-
-
-def _rotation_onto(axis: Matrix) -> Matrix:
-    """Return the rotation ``R`` with ``R · e_z = axis`` used to re-express a joint frame.
-
-    The identity for +z; for an axis with ``z >= 0`` the least rotation (about
-    ``e_z × axis``); for ``z < 0`` a half turn about x (y and z flipped) then
-    the least rotation onto the axis mirrored into ``z > 0``; so -z gives
-    ``diag(1, -1, -1)`` exactly.  An axis whose z is within ``_AXIS_Z_TOLERANCE`` of zero
-    counts as ``z >= 0``: the same axis computed along two paths (rounding differing in the
-    last bit) must give the same frame, not frames half a turn apart.
-    """
-    if np.array_equal(axis, _EZ):
-        return np.eye(3)
-    if axis[2] < -_AXIS_Z_TOLERANCE:
-        return _HALF_TURN_X @ _rotation_onto(_HALF_TURN_X @ axis)
-    x, y, z = (float(c) for c in axis)
-    # Rodrigues with v = e_z × axis = (-y, x, 0), cos = z: R = I + [v]× + [v]×² / (1 + cos).
-    v = np.array([[0.0, 0.0, x], [0.0, 0.0, y], [-x, -y, 0.0]])
-    rotation: Matrix = np.eye(3) + v + (v @ v) / (1.0 + z)
-    return rotation
-
-
-def _limits(joint: Joint) -> dict[str, float]:
-    limits = joint.limits
-    lower = limits.lower if limits is not None and limits.lower is not None else None
-    upper = limits.upper if limits is not None and limits.upper is not None else None
-    if joint.type == "continuous":
-        lower = upper = None
-    return {
-        "lower": -math.inf if lower is None else float(lower),
-        "upper": math.inf if upper is None else float(upper),
-        "velocity": math.inf if limits is None or limits.velocity is None else float(limits.velocity),
-        "effort": math.inf if limits is None or limits.effort is None else float(limits.effort),
-    }
-
-
-def _checked_pose(robot: str, argument: str, pose: npt.ArrayLike | None) -> Matrix:
-    if pose is None:
-        return np.eye(4)
-    try:
-        matrix = np.array(pose, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidTransform(robot, argument, f"is not an array of numbers ({error})") from None
-    if matrix.shape != (4, 4):
-        raise InvalidTransform(robot, argument, f"has shape {matrix.shape}, not (4, 4)")
-    if not np.isfinite(matrix).all():
-        raise InvalidTransform(robot, argument, "has non-finite entries")
-    rotation = matrix[:3, :3]
-    if (
-        not np.allclose(matrix[3], (0.0, 0.0, 0.0, 1.0), atol=1e-9)
-        or not np.allclose(rotation.T @ rotation, np.eye(3), atol=1e-6)
-        or np.linalg.det(rotation) < 0.0
-    ):
-        raise InvalidTransform(robot, argument, "is not a rigid transform")
-    return matrix
-
-
-def _offset_matrix(robot: str, offset: npt.ArrayLike) -> Matrix:
-    try:
-        array = np.array(offset, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidTransform(robot, "offset", f"is not an array of numbers ({error})") from None
-    if array.shape == (3,):
-        matrix = np.eye(4)
-        matrix[:3, 3] = array
-        return matrix
-    if array.shape != (4, 4):
-        raise InvalidTransform(robot, "offset", f"has shape {array.shape}, not (4, 4) nor a point (3,)")
-    if not np.isfinite(array).all():
-        raise InvalidTransform(robot, "offset", "has non-finite entries")
-    return array

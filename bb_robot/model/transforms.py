@@ -72,6 +72,20 @@ def matrix_to_quaternion(rotation: Matrix) -> tuple[float, float, float, float]:
     return (sign * x / norm, sign * y / norm, sign * z / norm, sign * w / norm)
 
 
+def quaternion_to_matrix(quaternion: Sequence[float]) -> Matrix:
+    """Return the 3×3 rotation of a unit quaternion ``(x, y, z, w)`` (normalised first; it must not be zero)."""
+    x, y, z, w = (float(c) for c in quaternion)
+    norm = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / norm, y / norm, z / norm, w / norm
+    return np.array(
+        [
+            [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+            [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+            [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+        ]
+    )
+
+
 def skew(v: Sequence[float]) -> Matrix:
     """Return the 3×3 cross-product matrix ``[v]×``."""
     x, y, z = v

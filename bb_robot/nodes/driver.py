@@ -41,6 +41,7 @@ from std_srvs.srv import SetBool, Trigger
 
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.backends.base import Backend, BackendContext, JointSample, backend_class
+from bb_robot.driver.collision_guard import CollisionGuard
 from bb_robot.driver.commands import CommandValidator
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import BackendError
@@ -123,6 +124,8 @@ class Session:
     bound: dict[str, float] = field(default_factory=dict)
     backend: Backend | None = None
     core: DriverCore | None = None
+    #: Collision checking (``collision.check`` and collision geometry), its thread runs while active.
+    guard: CollisionGuard | None = None
     validator: CommandValidator | None = None
     #: The session's ROS interfaces.
     commands: CommandInputs | None = None
@@ -309,6 +312,11 @@ class DriverNode(LifecycleNode):
         backend.connect(parameters.number("connect_timeout"))
         session.backend = backend
         core = session.core = DriverCore(backend, limits, parameters.core_settings(), log=self._log)
+        if parameters.flag("collision.check"):
+            session.guard = parameters.collision_guard(loaded, limits, self._log)
+        if session.guard is not None:
+            core.trajectory_check = session.guard.check_trajectory
+            core.command_filter = session.guard.filter
         session.validator = CommandValidator(
             limits,
             backend.capabilities.modes,
@@ -360,6 +368,8 @@ class DriverNode(LifecycleNode):
             self._callback_scheduling = executor_thread_scheduling(priority)
         try:
             session.core.start(rate, priority)
+            if session.guard is not None:
+                session.guard.start()
         except Exception as error:  # noqa: BLE001 - reported as a failed transition
             self.get_logger().error(f"activate failed: {error}")
             return TransitionCallbackReturn.FAILURE
@@ -397,6 +407,8 @@ class DriverNode(LifecycleNode):
         session = self._session
         if session is not None and session.core is not None:
             session.core.stop()
+            if session.guard is not None:
+                session.guard.stop()
             if self._callback_scheduling != "normal":
                 self._callback_scheduling = executor_thread_scheduling(0)
             for timer in session.timers:
@@ -426,6 +438,8 @@ class DriverNode(LifecycleNode):
         if session is None:
             return
         core = session.core
+        if session.guard is not None:
+            session.guard.stop()
         if core is not None:
             if core.running:
                 core.stop(settle_timeout=0.5)
@@ -588,6 +602,7 @@ class DriverNode(LifecycleNode):
             self._publishing(session),
             self._skips,
             self.restarts,
+            session.guard,
         )
         array.status = driver_statuses(self.get_name(), state, self._backend_name, view)
         return array
@@ -600,7 +615,7 @@ def main(args: Sequence[str] | None = None) -> int:
         args: Command-line arguments for rclpy (``None``: the process's).
 
     Returns:
-        The exit code (0).
+        The exit status: 0, or 1 when the executor became unusable (see :func:`serve`).
     """
     rclpy.init(args=list(args) if args is not None else None)
 
@@ -608,8 +623,7 @@ def main(args: Sequence[str] | None = None) -> int:
         node = DriverNode()
         add(node, node.shutdown)
 
-    serve(start)
-    return 0
+    return serve(start)
 
 
 if __name__ == "__main__":

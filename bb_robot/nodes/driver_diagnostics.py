@@ -1,4 +1,4 @@
-"""The driver's ``/diagnostics``: the control loop, the backend, arming and the joints."""
+"""The driver's ``/diagnostics``: the control loop, the backend, arming, the joints and collision checking."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
 from bb_robot.driver.backends.base import HealthLevel
+from bb_robot.driver.collision_guard import CollisionGuard
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.skips import SkipWindow
 
@@ -28,6 +29,7 @@ class DriverView:
         publishing: How joint_states are published.
         skips: The node's skipped-cycle window (kept between two diagnostics).
         restarts: How often this driver was respawned (0: its first start).
+        collision: Its collision guard, if it checks collisions.
     """
 
     core: DriverCore
@@ -38,6 +40,7 @@ class DriverView:
     publishing: str
     skips: SkipWindow = field(default_factory=SkipWindow)
     restarts: int = 0
+    collision: CollisionGuard | None = None
 
 
 def _status(
@@ -65,7 +68,8 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
         view: The driver.
 
     Returns:
-        ``control loop``, ``backend``, ``arming`` and ``joints``.
+        ``control loop``, ``backend``, ``arming`` and ``joints``; ``collision`` with a collision guard
+        (the nearest checked pair and its distance, the speed scale of streamed commands).
     """
     ok, warn, error = DiagnosticStatus.OK, DiagnosticStatus.WARN, DiagnosticStatus.ERROR
     core, hardware = view.core, view.robot
@@ -128,9 +132,14 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     if snapshot.stale:
         joints_level, joints_message = warn, f"stale: {', '.join(snapshot.stale)}"
     modes = dict(zip(view.joints, snapshot.modes, strict=False))
-    return [
+    statuses = [
         _status(node, "control loop", loop_level, loop_message, loop, hardware),
         _status(node, "backend", backend_level, health.message, backend_values, hardware),
         _status(node, "arming", arm_level, arm_message, arming, hardware),
         _status(node, "joints", joints_level, joints_message, modes, hardware),
     ]
+    if view.collision is not None:
+        level, message, values = view.collision.diagnostics(time.monotonic_ns())
+        collision_level = {"ok": ok, "warn": warn}.get(level, error)
+        statuses.append(_status(node, "collision", collision_level, message, values, hardware))
+    return statuses

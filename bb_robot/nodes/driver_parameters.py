@@ -16,11 +16,13 @@ from rclpy.parameter import Parameter
 from bb_robot.common.parameters import ParameterValue, initial_value
 from bb_robot.driver import limits as joint_limits
 from bb_robot.driver.backends.base import Backend
+from bb_robot.driver.collision_guard import CollisionGuard, GuardSettings, build_guard
 from bb_robot.driver.limits import ClampMargins
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, joint_parameter
 from bb_robot.driver.snapshot import CoreSettings
 from bb_robot.driver.tolerances import ToleranceDefaults
 from bb_robot.driver.trajectory import TrajectoryOptions
+from bb_robot.loading import LoadedModel
 from bb_robot.model.robot import Robot
 from bb_robot.ros.parameters import declared_value, descriptor
 
@@ -192,6 +194,34 @@ class DriverParameters:
                 clamp_margins=self.clamp_margins(),
             ),
             immediate_commands=self.flag("immediate_commands"),
+        )
+
+    def collision_guard(
+        self, loaded: LoadedModel, limits: joint_limits.JointLimitTable, log: Callable[[str, str], None]
+    ) -> CollisionGuard | None:
+        """The collision guard of the ``collision.*`` parameters (``None``: the model has no collision geometry).
+
+        Raises:
+            CollisionError: see :func:`bb_robot.driver.collision_guard.build_guard`.
+        """
+        stop, slow = self.number("collision.stop_distance"), self.number("collision.slowdown_distance")
+        settings = GuardSettings(
+            clearance=self.number("collision.clearance"),
+            slowdown_distance=max(slow, stop),
+            stop_distance=stop,
+            check_rate=self.number("collision.check_rate"),
+        )
+        return build_guard(
+            loaded,
+            limits.names,
+            settings,
+            self.number("rate"),
+            srdf=self.text("collision.srdf"),
+            compute_matrix=self.flag("collision.compute_matrix"),
+            world=self.text("collision.world"),
+            search_dirs=self.texts("model_dirs"),
+            log=log,
+            velocity_limits=limits.velocity,
         )
 
     def tolerance_defaults(self, joints: Sequence[str]) -> ToleranceDefaults:

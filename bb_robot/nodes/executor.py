@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 import sys
+import traceback
 from collections.abc import Callable
 
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
 
+from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.loop import request_realtime
 from bb_robot.model import compiled
 
@@ -60,8 +62,41 @@ def uninterrupted(step: Callable[[], object]) -> None:
 #: ``add(node, release)``: put ``node`` on the executor; ``release`` (or nothing) runs before it is destroyed.
 AddNode = Callable[[Node, Callable[[], object] | None], None]
 
+#: Failures of the executor itself (not of a callback), one after the other with no successful
+#: spin between them, after which it is taken as unusable and the process ends (exit status 1).
+UNUSABLE_AFTER = 20
 
-def serve(start: Callable[[AddNode], None]) -> None:
+
+def failed_callback(error: BaseException) -> tuple[str, str] | None:
+    """Which node and callback raised ``error``, from its traceback.
+
+    Args:
+        error: An exception that came out of ``spin_once``.
+
+    Returns:
+        ``(node, callback)``: the node's fully qualified name (or ``"a node of this process"`` for
+        a callback that is not a node's method) and the callback's qualified name with its file
+        and line; ``None`` when no frame outside rclpy is in the traceback (the executor failed).
+    """
+    node_name: str | None = None
+    callback: str | None = None
+    for frame, line in traceback.walk_tb(error.__traceback__):
+        module = frame.f_globals.get("__name__", "")
+        if module == "rclpy" or module.startswith("rclpy."):
+            continue
+        owner = frame.f_locals.get("self")
+        if callback is None or isinstance(owner, Node):
+            code = frame.f_code
+            callback = f"{code.co_qualname} ({code.co_filename}:{line})"
+            if isinstance(owner, Node):
+                node_name = owner.get_fully_qualified_name()
+                break
+    if callback is None:
+        return None
+    return node_name or "a node of this process", callback
+
+
+def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_executor) -> int:
     """Spin the nodes ``start`` adds on one executor until SIGINT, SIGTERM or rclpy's shutdown.
 
     ``start(add)`` builds the nodes (after ``rclpy.init``) and adds each with ``add(node,
@@ -70,6 +105,12 @@ def serve(start: Callable[[AddNode], None]) -> None:
     each step to its end even if a second SIGINT arrives.  An error ``start`` raises (a node
     that cannot start) is raised on after that clean-up.
 
+    A callback that raises does not end the process (with several arms in it, every arm would
+    go): the error is logged naming the node and the callback, at most once per callback and
+    error type every 5 s with a count, and spinning goes on.  Only an executor that keeps failing
+    by itself (:data:`UNUSABLE_AFTER` errors from rclpy's own code, one after the other) ends it,
+    with exit status 1 and the reason in the log.
+
     Before ``start``, the process is set up for drivers' control loops: a short switch interval
     lets a loop thread take the interpreter soon after it wakes, even while the executor thread
     runs Python code (the default is 5 ms); and kinematics of one configuration stay in Python
@@ -77,11 +118,18 @@ def serve(start: Callable[[AddNode], None]) -> None:
 
     Args:
         start: Builds and adds the nodes.
+        make: Makes the executor (default: :func:`make_executor`).
+
+    Returns:
+        The exit status: 0 after a signal or rclpy's shutdown, 1 when the executor became unusable.
     """
     sys.setswitchinterval(0.0005)
     compiled.default_mode("batch")
-    executor = make_executor()
+    executor = make()
     added: list[tuple[Node, Callable[[], object] | None]] = []
+    logger = rclpy.logging.get_logger("bb_robot.serve")
+    throttle = WarningThrottle(5.0)
+    status = 0
 
     def add(node: Node, release: Callable[[], object] | None) -> None:
         added.append((node, release))
@@ -89,9 +137,35 @@ def serve(start: Callable[[AddNode], None]) -> None:
 
     try:
         start(add)
+        failures = 0
         # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
         while rclpy.ok():
-            executor.spin_once(timeout_sec=0.2)
+            try:
+                executor.spin_once(timeout_sec=0.2)
+            except (KeyboardInterrupt, ExternalShutdownException):
+                raise
+            except Exception as error:  # noqa: BLE001 - one callback's error must not end every node
+                if not rclpy.ok():
+                    break
+                where = failed_callback(error)
+                if where is None:
+                    failures += 1
+                    if failures >= UNUSABLE_AFTER:
+                        logger.fatal(
+                            f"the executor failed {failures} times in a row ({type(error).__name__}: {error}); "
+                            "it is unusable, stopping every node of this process"
+                        )
+                        status = 1
+                        break
+                    where = ("the executor", "rclpy's own code")
+                node_name, callback = where
+                muted = throttle.allow((node_name, callback, type(error).__name__))
+                if muted is not None:
+                    detail = "".join(traceback.format_exception_only(error)).strip()
+                    repeated = f" (and {muted} times since the last report)" if muted else ""
+                    logger.error(f"{callback} of {node_name} raised {detail}{repeated}; the other callbacks go on")
+                continue
+            failures = 0
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
     finally:
@@ -101,3 +175,4 @@ def serve(start: Callable[[AddNode], None]) -> None:
             uninterrupted(node.destroy_node)
         for step in (executor.shutdown, rclpy.try_shutdown):
             uninterrupted(step)
+    return status

@@ -91,11 +91,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 raise StartupError(f"{options.name}{index} cannot start: {error}") from None
 
     try:
-        serve(start)
+        return serve(start)
     except StartupError as error:
         rclpy.logging.get_logger("fleet").fatal(str(error))
         return 1
-    return 0
 
 
 if __name__ == "__main__":

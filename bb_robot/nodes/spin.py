@@ -1,7 +1,9 @@
 """Running a node as a program: start it, spin until SIGINT or SIGTERM, shut down cleanly.
 
 The ``main`` of the description and view nodes: a node that cannot start raises its start-up
-error, which is logged as fatal and gives exit status 1.
+error, which is logged as fatal and gives exit status 1.  The node spins on a single-threaded
+executor through :func:`~bb_robot.nodes.executor.serve`: a callback that raises is logged and
+the node goes on.
 """
 
 from __future__ import annotations
@@ -9,10 +11,10 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import rclpy
-from rclpy.executors import ExternalShutdownException
+from rclpy.executors import SingleThreadedExecutor
 from rclpy.node import Node
 
-from bb_robot.model import compiled
+from bb_robot.nodes.executor import AddNode, serve
 
 
 def spin_node(
@@ -30,21 +32,15 @@ def spin_node(
         args: command-line arguments for ``rclpy.init`` (default: ``sys.argv``).
 
     Returns:
-        The exit status: 0, or 1 when the node could not start.
+        The exit status: 0, or 1 when the node could not start or its executor became unusable.
     """
-    compiled.default_mode("batch")  # one configuration in Python: no numba in a node process
     rclpy.init(args=None if args is None else list(args))
-    node: Node | None = None
+
+    def start(add: AddNode) -> None:
+        add(make_node(), None)
+
     try:
-        node = make_node()
-        rclpy.spin(node)
+        return serve(start, SingleThreadedExecutor)
     except startup_errors as error:
         rclpy.logging.get_logger(name).fatal(f"cannot start: {error}")
         return 1
-    except (KeyboardInterrupt, ExternalShutdownException):
-        pass
-    finally:
-        if node is not None:
-            node.destroy_node()
-        rclpy.try_shutdown()
-    return 0

@@ -138,7 +138,8 @@ def test_generate_models_script(tmp_path: Path) -> None:
     assert check.returncode == 0, check.stderr
     written = subprocess.run([str(script), "--output-dir", str(tmp_path)], capture_output=True, text=True, timeout=120)
     assert written.returncode == 0, written.stderr
-    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(bundled.MODELS)
+    srdfs = [Path(name).with_suffix(".srdf").name for name in bundled.MODELS]  # bb_robot/collision/bundled.py
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*bundled.MODELS, *srdfs])
     (tmp_path / "bb_gripper.urdf").write_text("edited by hand", encoding="utf-8")
     stale = subprocess.run(
         [str(script), "--check", "--output-dir", str(tmp_path)], capture_output=True, text=True, timeout=120

@@ -19,7 +19,7 @@ def _peak_velocity_and_acceleration(distance: float, duration: float) -> tuple[f
     return 15 / 8 * distance / duration, 10 / math.sqrt(3) * distance / duration**2
 
 
-def test_every_joint_moves_through_half_its_range_within_limits() -> None:
+def test_every_joint_moves_through_30_percent_of_its_range_within_limits() -> None:
     joints = [REVOLUTE, PRISMATIC, CONTINUOUS]
     points = demo_points(joints, {"a": 0.3, "wheel": 1.0})
     assert len(points) == 2 and 0 < points[0].time < points[1].time <= 10.0

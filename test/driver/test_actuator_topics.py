@@ -293,8 +293,18 @@ def test_index_document() -> None:
     }
     # Joint range [-2, 2] -> actuator [(-2 - 0.2) x 10, (2 - 0.2) x 10]
     assert shoulder["limits"] == pytest.approx(
-        {"position_min": -22.0, "position_max": 18.0, "velocity": 15.0, "effort": 1.0}
+        {
+            "position_min": -22.0,
+            "position_max": 18.0,
+            "command_min": -22.0,
+            "command_max": 18.0,
+            "velocity": 15.0,
+            "effort": 1.0,
+        }
     )
+    # The command range (soft limits, say [-1.5, 1.0]) through the transmission, for velocity commands' bound
+    narrowed = actuator_limits(actuators[0], -2.0, 2.0, 1.5, 0.1, (-1.5, 1.0))
+    assert (narrowed["command_min"], narrowed["command_max"]) == pytest.approx((-17.0, 8.0))
     # Reversed: the range swaps ends; a continuous joint has none.
     assert entries["elbow-joint"]["limits"]["position_min"] == pytest.approx(-6.0)
     assert entries["wrist"]["limits"]["position_min"] is None and entries["wrist"]["limits"]["velocity"] == 9.0

@@ -54,6 +54,30 @@ def test_velocity_effort_and_empty_commands() -> None:
     assert servo.command([], [], []) is not None
 
 
+def test_a_velocity_stops_at_the_command_range_however_long_it_stands() -> None:
+    # The driver's command range (soft limits) inside the travel: the servo stops at its end even
+    # if no further command comes (a driver that stalled or died), and is not pulled in from outside.
+    servo = servo_for(entry(command_min=-20.0, command_max=16.0), 4096.0, 1e5, 1.0)
+    assert (servo.command_min, servo.command_max) == (-20.0, 16.0)
+    servo.command([], [15.0], [])
+    for _ in range(40):  # 40 s at 15 units/s: far past the end without the bound
+        servo.step(1.0)
+        assert servo.position <= 16.0
+    assert servo.position == pytest.approx(16.0, abs=1 / servo.counts_per_unit)
+    servo.command([], [-15.0], [])
+    for _ in range(40):
+        servo.step(1.0)
+        assert servo.position >= -20.0 - 1 / servo.counts_per_unit
+    assert servo.position == pytest.approx(-20.0, abs=1 / servo.counts_per_unit)
+    outside = SimulatedServo(1000.0, None, None, None, count=17_000, command_min=-20.0, command_max=16.0)
+    outside.command([], [1.0], [])
+    outside.step(1.0)
+    assert outside.position == 17.0  # no further out, and not yanked back
+    outside.command([], [-1.0], [])
+    outside.step(1.0)
+    assert outside.position == 16.0
+
+
 def test_command_silence_stops_a_velocity_and_holds_a_position() -> None:
     """The contract's silence rule: no command for the timeout stops the motion; the next command is
     followed again."""

@@ -8,6 +8,7 @@ checked at poses worked out from its URDF.
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import numpy as np
@@ -468,3 +469,41 @@ def test_poses_with_a_value_that_is_not_a_number_is_an_invalid_joint_value(value
     with pytest.raises(InvalidJointValue) as caught:
         ForwardKinematics(planar_arm()).poses({"elbow": value})  # type: ignore[dict-item]
     assert "elbow" in str(caught.value)
+
+
+@pytest.mark.parametrize("mode", ["auto", "numpy"])
+def test_compute_writes_into_an_array_the_caller_owns(
+    bb_arm: Robot, mode: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bb_robot.model import compiled
+
+    monkeypatch.setattr(compiled, "_mode", [mode])
+    fk = ForwardKinematics(bb_arm)
+    configurations = np.random.default_rng(3).uniform(-1.0, 1.0, (40, len(fk.joint_names)))
+    out = np.full((40, len(fk.link_names), 4, 4), np.nan)
+    assert fk.compute(configurations, out=out) is out
+    np.testing.assert_allclose(out, fk.compute(configurations), atol=1e-12, rtol=0)
+    one = np.empty((len(fk.link_names), 4, 4))
+    assert fk.compute(configurations[5], out=one) is one
+    np.testing.assert_allclose(one, out[5], atol=1e-12, rtol=0)
+
+
+def test_compute_refuses_an_out_array_it_cannot_write(bb_arm: Robot) -> None:
+    from bb_robot.model.errors import InvalidOutputArray
+
+    fk = ForwardKinematics(bb_arm)
+    q = np.zeros((3, len(fk.joint_names)))
+    links = len(fk.link_names)
+    read_only = np.empty((3, links, 4, 4))
+    read_only.flags.writeable = False
+    cases = {
+        "has shape (2,": np.empty((2, links, 4, 4)),
+        "dtype float32": np.empty((3, links, 4, 4), dtype=np.float32),
+        "not C-contiguous": np.empty((3, links, 4, 4), order="F"),
+        "read-only": read_only,
+        "is a list": [[0.0]],
+    }
+    for message, out in cases.items():
+        with pytest.raises(InvalidOutputArray, match=re.escape(message)) as raised:
+            fk.compute(q, out=out)  # type: ignore[arg-type]
+        assert "bb_arm" in str(raised.value)

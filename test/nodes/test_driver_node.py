@@ -62,12 +62,17 @@ ACCELERATION = 4.0
 
 
 def parameters(**overrides: Any) -> dict[str, Any]:
-    """The driver on the source tree's bb_arm, active and armed, acceleration limits on every joint."""
+    """The driver on the source tree's bb_arm, active and armed, acceleration limits on every joint.
+
+    Collision checking is off here: :func:`mid_range`, the target most of these tests command,
+    puts the gripper 4 cm into the first wrist link.  ``test_collision_checking`` turns it on.
+    """
     values: dict[str, Any] = {
         "model": str(BB_ARM),
         "autostart": True,
         "auto_arm": True,
         "command_timeout": 0.0,
+        "collision.check": False,
         "joint_limits": {j: {"has_acceleration_limits": True, "max_acceleration": ACCELERATION} for j in JOINTS},
     }
     values.update(overrides)
@@ -661,6 +666,39 @@ def test_joint_states_wait_for_every_joint_and_leave_stale_ones_out(
     assert probe.spin_until(
         lambda: any(s.message == f"stale: {JOINTS[0]}" for a in driver.diagnostics for s in a.status), 10
     )
+
+
+def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
+    """With collision checking (the default): a goal into the arm itself is refused before it moves
+    anything, naming the pair and the time; one clear of it is executed; /diagnostics names the
+    nearest pair."""
+    driver = start(probe, start_node, **{"collision.check": True})
+    driver.wait_active()
+    assert "allowed-collision matrix from" in driver.node.log() and "bb_arm.srdf" in driver.node.log()
+    start_state = driver.positions()
+    handle, _ = driver.send_goal(goal([(3.0, mid_range())]))
+    result = driver.result(handle)
+    assert result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL, result.result.error_string
+    text = result.result.error_string
+    assert "collision: links 'gripper_base' and 'wrist_1_link'" in text and "at t = " in text, text
+    probe.spin_for(0.3)
+    assert driver.positions() == pytest.approx(start_state, abs=1e-9)
+    # The same through the trajectory topic: refused and logged.
+    driver.publish(driver.trajectories, trajectory([(3.0, mid_range())]))
+    driver.warned("collision: links 'gripper_base' and 'wrist_1_link'")
+    target = gentle()
+    handle, _ = driver.send_goal(goal([(3.0, target)]))
+    result = driver.result(handle)
+    assert result.result.error_code == FollowJointTrajectory.Result.SUCCESSFUL, result.result.error_string
+    name = driver.node.name.strip("/").rsplit("/", 1)[-1]
+
+    def collision_status() -> Any:
+        found = [s for a in driver.diagnostics for s in a.status if s.name == f"{name}: collision"]
+        return found[-1] if found else None
+
+    assert probe.spin_until(lambda: collision_status() is not None and "nearest" in collision_status().message, 10)
+    values = {kv.key: kv.value for kv in collision_status().values}
+    assert "nearest pair" in values and float(values["nearest distance (m)"]) > 0
 
 
 def test_with_the_description_node_and_the_bundled_config(probe: Probe, start_node: StartNode) -> None:

@@ -507,6 +507,7 @@ class ActuatorsBackend(Backend):
                     float(limits.upper[j]),
                     float(limits.velocity[j]),
                     float(limits.effort[j]),
+                    (float(limits.command_lower[j]), float(limits.command_upper[j])),
                 )
             )
         host = self._host

@@ -77,12 +77,17 @@ class Capabilities:
     ``modes``: the command modes it accepts (POSITION, VELOCITY, EFFORT; HOLD is implied);
     ``effort_feedback``: whether its samples carry measured efforts; ``trajectories``: whether
     it can execute a whole :class:`~bb_robot.driver.trajectory.Trajectory` itself
-    (:meth:`Backend.send_trajectory`; the core still samples it and watches tolerances).
+    (:meth:`Backend.send_trajectory`; the core still samples it and watches tolerances);
+    ``bounds_velocity``: whether it stops a velocity command at the end of the command range by
+    itself, however long the command stands (see :class:`BackendCommand`).  Where it does not,
+    the core brakes velocities early enough that a late cycle of up to
+    :data:`~bb_robot.driver.setpoints.STALL_ALLOWANCE` cannot carry a joint past the range.
     """
 
     modes: frozenset[CommandMode]
     effort_feedback: bool = False
     trajectories: bool = False
+    bounds_velocity: bool = True
 
 
 @dataclass(frozen=True, eq=False)
@@ -142,6 +147,12 @@ class BackendCommand:
     Values of other modes are NaN.  Positions are within the joint limits and velocities
     within theirs (the core has clamped them).  A joint held before its position was ever
     reported has a NaN HOLD position: send nothing for it until it reports.
+
+    A command stands until the next one, which can come late (a stalled loop).  So whatever a
+    backend extrapolates from it (a velocity; a position target moving with its feed-forward)
+    stops at the ends of the joint's command range (``limits.command_lower`` /
+    ``command_upper``), however long it stands: the sim and mujoco backends brake there, the
+    actuators backend's bridges stop there (the index's ``command_min`` / ``command_max``).
     """
 
     modes: npt.NDArray[np.int8]

@@ -135,7 +135,8 @@ class GazeboBackend(Backend):
 
     @property
     def capabilities(self) -> Capabilities:
-        return Capabilities(modes=self._modes or self._predicted_modes(), effort_feedback=True)
+        # Gazebo's JointController takes a bare velocity: nothing there stops it at the command range.
+        return Capabilities(modes=self._modes or self._predicted_modes(), effort_feedback=True, bounds_velocity=False)
 
     def _predicted_modes(self) -> frozenset[CommandMode]:
         """Before connect the topics are not known: claim what a controller may give (the core's

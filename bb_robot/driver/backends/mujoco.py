@@ -5,7 +5,12 @@ The robot the driver loaded (URDF, xacro, SDF model or world) is written as MJCF
 limits, mimic constraints and contact with a floor.  Each driven joint has one actuator, clamped
 to its ``<limit effort>`` (the driver's effective effort limit), whose gains follow the joint's
 command mode (:mod:`~bb_robot.driver.backends._mujoco_servos`): **position** (and hold) a PD servo
-with feed-forward, **velocity** a velocity servo, **effort** a torque or force motor.  Samples
+with feed-forward, **velocity** a velocity servo, **effort** a torque or force motor.  A velocity
+command of a joint whose command range has an end in its direction is bounded: the PD servo tracks
+a reference that starts where the joint is and moves at the commanded speed, braking at the
+joint's acceleration limit (every physics step) so that it stops at the range's end, however long
+the driver leaves the command in force; the joint is then held there against gravity.  Position
+references (a trajectory's, extrapolated with its velocity) stop at the range's ends too.  Samples
 carry position, velocity and effort (the actuator's force).  Disarmed, the actuators are off
 (``mujoco.disarmed: limp``, the default: the arm sags under gravity, as a robot with its drives
 disabled) or keep holding (``hold``).
@@ -43,7 +48,7 @@ from bb_robot.driver.backends.base import (
 from bb_robot.driver.backends.host import ClockOutput
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.limits import JointLimitTable, braking_speeds
 from bb_robot.mjcf import MjcfOptions, MjcfWriteError, robot_to_mjcf
 
 if TYPE_CHECKING:
@@ -181,6 +186,10 @@ class MujocoBackend(Backend):
         self._ref_time = 0.0
         self._moving_ref = False
         self._position_mask = np.zeros(n, dtype=bool)
+        #: Velocity-mode joints tracked as a bounded reference (see the module docstring), and the
+        #: end of the command range each moves towards.
+        self._bounded = np.zeros(n, dtype=bool)
+        self._bound = np.zeros(n)
         self._stamps = np.zeros(n, dtype=np.int64)
         self._step_ns = int(round(self.timestep * 1e9))
         self._period_ns = int(round(1e9 / context.rate)) if context.rate > 0 else 2_000_000
@@ -408,24 +417,58 @@ class MujocoBackend(Backend):
         self._advance(count)
 
     def _advance(self, steps: int) -> None:
+        started = time.perf_counter_ns()
+        if self._moving_ref or self._bounded.any():
+            self._advance_references(steps)
+        else:
+            self._mj.mj_step(self.model, self.data, nstep=steps)  # type: ignore[attr-defined]
+            self._steps += steps
+        self._physics_ns += time.perf_counter_ns() - started
+
+    def _advance_references(self, steps: int) -> None:
+        """``steps`` physics steps, the position servos' controls updated at each.
+
+        Each reference moves at its own velocity: a trajectory's as its samples extrapolate (with
+        their velocity and acceleration), a bounded velocity's at the commanded speed; and brakes
+        so that it stops at the ends of the command range, at the joint's acceleration limit (or,
+        without one, from the speed to rest in 1/ω, ω the servo's natural frequency, which the
+        servo follows closely), however many steps the driver leaves it running.
+        """
         mj = self._mj
         model, data = self.model, self.data
-        started = time.perf_counter_ns()
-        if not self._moving_ref:
-            mj.mj_step(model, data, nstep=steps)  # type: ignore[attr-defined]
-            self._steps += steps
-        else:
-            assert self.gains is not None
-            mask, ids = self._position_mask, self._actuators[self._position_mask]
-            for _ in range(steps):
-                s = self.sim_time_ns() * 1e-9 - self._ref_time
-                q = self._q_ref + s * (self._v_ref + 0.5 * s * self._a_ref)
-                v = self._v_ref + s * self._a_ref
-                controls = servos.position_controls(self.gains, q, v, self._a_ref, self._gravity)
-                data.ctrl[ids] = controls[mask]  # type: ignore[union-attr]
-                mj.mj_step(model, data)  # type: ignore[attr-defined]
-                self._steps += 1
-        self._physics_ns += time.perf_counter_ns() - started
+        assert self.gains is not None and data is not None
+        limits = self.limits
+        dt = self.timestep
+        mask, ids = self._position_mask, self._actuators[self._position_mask]
+        bounded = self._bounded
+        upper, lower = limits.command_upper, limits.command_lower
+        omega = 2.0 * np.pi * self.bandwidth
+        fastest = np.maximum(np.abs(self._v_ref), 1e-3)
+        accel = np.where(np.isfinite(limits.acceleration), limits.acceleration, omega * fastest)
+        finite = np.ones(len(accel), dtype=bool)
+        q = self._q_ref.copy()
+        v = np.where(bounded, self._v_ref, self._v_ref + (self.sim_time_ns() * 1e-9 - self._ref_time) * self._a_ref)
+        for _ in range(steps):
+            s = self.sim_time_ns() * 1e-9 - self._ref_time
+            # What each reference does over this step unbraked: a sample's exact increment.
+            step = np.where(bounded, self._v_ref * dt, dt * (self._v_ref + self._a_ref * (s + 0.5 * dt)))
+            wanted = step / dt
+            reach = np.maximum(upper - q, 0.0), np.maximum(q - lower, 0.0)
+            brake_up = braking_speeds(reach[0], accel, finite, dt)
+            brake_down = braking_speeds(reach[1], accel, finite, dt)
+            previous, v = v, np.minimum(np.maximum(wanted, -brake_down), brake_up)
+            q = q + np.where(v == wanted, step, v * dt)
+            controls = servos.position_controls(self.gains, q, v, (v - previous) / dt, self._gravity)
+            data.ctrl[ids] = controls[mask]
+            mj.mj_step(model, data)  # type: ignore[attr-defined]
+            self._steps += 1
+        # The next read's steps continue from here (the driver's next command resets them).
+        self._q_ref, self._v_ref, self._a_ref = (
+            q,
+            np.where(bounded, self._v_ref, v),
+            np.where(bounded, 0.0, self._a_ref),
+        )
+        self._ref_time = self.sim_time_ns() * 1e-9
 
     def write(self, command: BackendCommand, now_ns: int) -> None:
         data = self.data
@@ -436,20 +479,32 @@ class MujocoBackend(Backend):
         modes = command.modes
         position_like = (modes == _POSITION) | (modes == _HOLD)
         wanted = np.full(len(modes), servos.LIMP, dtype=np.int8)
+        velocity, acceleration = command.velocity, command.acceleration
+        bounded = np.zeros(len(modes), dtype=bool)
         if self._holds_disarmed():
             wanted[position_like & np.isfinite(command.position)] = servos.POSITION
             wanted[modes == _VELOCITY] = servos.VELOCITY
             wanted[modes == _EFFORT] = servos.EFFORT
+            bound = np.where(velocity > 0, self.limits.command_upper, self.limits.command_lower)
+            bounded = (modes == _VELOCITY) & np.isfinite(bound)
+            wanted[bounded] = servos.POSITION
         if self.gain_rule.follows_inertia and (wanted == servos.POSITION).any() | (wanted == servos.VELOCITY).any():
             gains = self.gains = self.gain_rule.gains(self._inertia(), self.joint_names)
             self._servo_modes[:] = -1  # the actuators take the new gains
         self._set_modes(wanted)
         position = wanted == servos.POSITION
-        velocity, acceleration = command.velocity, command.acceleration
         self._position_mask = position
         self._q_ref = np.where(position, command.position, 0.0)
         self._v_ref = np.where(position & (velocity == velocity), velocity, 0.0)  # (x == x: not NaN)
         self._a_ref = np.where(position & (acceleration == acceleration), acceleration, 0.0)
+        self._bounded = bounded
+        if bounded.any():
+            # The bounded velocity's reference starts where the joint is (never beyond the end it
+            # moves towards, unless the joint already is).
+            q = data.qpos[self._qadr]
+            self._bound = np.where(bounded, bound, 0.0)
+            self._q_ref[bounded] = q[bounded]
+            self._a_ref[bounded] = 0.0
         self._ref_time = self.sim_time_ns() * 1e-9
         self._moving_ref = bool(self._v_ref.any() or self._a_ref.any())
         if self.gravity_compensation and position.any():

@@ -8,7 +8,13 @@ Each joint is a point that moves as commanded within its limits, with no dynamic
   and acceleration) is followed from the command's time on, so a feasible trajectory is
   tracked with no lag;
 - **velocity**: it reaches the commanded velocity within the acceleration limit;
-- the hard position limits are end stops: a joint that reaches one stops there.
+- the hard position limits are end stops: a joint that reaches one stops there;
+- **the command range bounds every mode**: in position, hold and velocity mode a joint brakes so
+  that it stops at the end of its command range (the soft limits where narrower than the hard
+  ones), however long the gap between two commands: a driver that stalls for several periods
+  during a velocity command or a trajectory (whose reference is extrapolated with its
+  velocity) cannot carry a joint past the range.  A joint already outside the range (started
+  there) is not pulled in; it only cannot move further out.
 - **effort** commands are not supported (a kinematic model has no forces): the driver
   rejects them, and joint states carry no effort.
 
@@ -154,6 +160,7 @@ class SimBackend(Backend):
         self._accel_finite = np.concatenate((finite, finite, finite))
         self._accel_safe = np.where(self._accel_finite, np.concatenate([limits.acceleration] * 3), 1.0)
         self._accel_step = limits.acceleration
+        self._command_upper, self._command_lower = limits.command_upper, limits.command_lower
 
     # ---------------------------------------------------------------- the model
     def _step(self, dt: float, since_command: float) -> None:
@@ -173,8 +180,11 @@ class SimBackend(Backend):
         ref_start = self._target + s0 * (v_ref + 0.5 * a_ref * s0)
         ref_v = v_ref + a_ref * (s0 + 0.5 * dt)
         error = np.where(position_mode, ref_start - p, 0.0)
-        # One call for the three braking speeds: towards the target, the upper and the lower stop.
-        distances = np.concatenate((np.abs(error), limits.upper - p, p - limits.lower))
+        # One call for the three braking speeds: towards the target, the upper and the lower stop
+        # (the command range's ends; the hard stops where a joint started beyond them).
+        upper = np.minimum(np.maximum(self._command_upper, p), limits.upper)
+        lower = np.maximum(np.minimum(self._command_lower, p), limits.lower)
+        distances = np.concatenate((np.abs(error), upper - p, p - lower))
         np.maximum(distances, 0.0, out=distances)
         brake = braking_speeds(distances, self._accel_safe, self._accel_finite, dt)
         approach = np.minimum(distances[:n] / dt, brake[:n])
@@ -185,7 +195,7 @@ class SimBackend(Backend):
         change = self._accel_step * dt
         new_v = v + np.minimum(np.maximum(desired - v, -change), change)
         new_p = p + new_v * dt
-        clipped = np.minimum(np.maximum(new_p, limits.lower), limits.upper)
+        clipped = np.minimum(np.maximum(new_p, lower), upper)
         new_v[clipped != new_p] = 0.0
         self._position = clipped
         self._velocity = new_v

@@ -1,0 +1,320 @@
+"""The collision model of one robot: its parts placed by forward kinematics, and the queries.
+
+:class:`CollisionModel` places every :class:`~bb_robot.collision.shapes.Part` with the model's
+:class:`~bb_robot.model.kinematics.ForwardKinematics` and answers, for one configuration or a
+batch:
+
+- :meth:`CollisionModel.colliding` — the checked link pairs in contact (convex hulls by default,
+  triangle meshes with ``exact=True``);
+- :meth:`CollisionModel.nearest` — the nearest checked pair and its distance (hulls).
+
+How the work reaches coal in batches: the bounding spheres of all checked part pairs are
+compared in one numpy pass, so only the pairs whose spheres overlap (for contact) or that can
+still beat the nearest distance found (for distance) are handed to coal's narrow phase, each
+through a prepared ``ComputeCollision`` / ``ComputeDistance`` functor.  A pair whose spheres are
+apart cannot touch, so culling never changes an answer.
+
+Which pairs are checked: every pair of parts on different links, minus the pairs the
+allowed-collision matrix disables (:meth:`CollisionModel.with_allowed`) — and always minus parts
+of the same link.  World obstacles (:mod:`bb_robot.collision.world`) join as parts of their own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bb_robot.collision.shapes import Part, coal_module
+from bb_robot.model.kinematics import ForwardKinematics
+from bb_robot.model.robot import Robot
+from bb_robot.model.transforms import Matrix
+
+LinkPair = tuple[str, str]
+
+
+def link_pair(a: str, b: str) -> LinkPair:
+    """The pair of two link names in canonical (sorted) order."""
+    return (a, b) if a <= b else (b, a)
+
+
+@dataclass(frozen=True)
+class Contact:
+    """A checked pair of links closest together (or in contact).
+
+    Attributes:
+        links: the two links, sorted.
+        distance: the distance between their geometries in metres (0 for a contact found by
+            :meth:`CollisionModel.colliding`; negative, a penetration depth, from :meth:`CollisionModel.nearest`).
+        parts: the two parts' labels.
+    """
+
+    links: LinkPair
+    distance: float
+    parts: tuple[str, str]
+
+
+class CollisionModel:
+    """Collision geometry of one robot (and optional static obstacles), placed by its FK.
+
+    Args:
+        robot: the model.
+        parts: the robot's parts (:func:`bb_robot.collision.shapes.robot_parts`).
+        disabled: link pairs never checked (the allowed-collision matrix's disabled pairs).
+        obstacles: static parts fixed in the root frame (``link`` names the obstacle);
+            their ``local`` is their pose in the root link's frame.
+    """
+
+    def __init__(
+        self,
+        robot: Robot,
+        parts: Sequence[Part],
+        disabled: Iterable[LinkPair] = (),
+        obstacles: Sequence[Part] = (),
+    ) -> None:
+        self.robot = robot
+        self.fk = ForwardKinematics(robot)
+        self.parts: tuple[Part, ...] = tuple(parts)
+        self.obstacles: tuple[Part, ...] = tuple(obstacles)
+        self.disabled: frozenset[LinkPair] = frozenset(link_pair(*p) for p in disabled)
+        everything = self.parts + self.obstacles
+        link_index = {name: i for i, name in enumerate(self.fk.link_names)}
+        robot_links = len(self.parts)
+        # Obstacles sit on the root link (index 0 of the FK's link order).
+        self._link_of = np.array([link_index[p.link] for p in self.parts] + [0] * len(self.obstacles), dtype=np.intp)
+        self._local = np.array([p.local for p in everything]).reshape(-1, 4, 4)
+        self._centers = np.array([np.append(p.center, 1.0) for p in everything]).reshape(-1, 4)
+        self._radii = np.array([p.radius for p in everything])
+        first, second = [], []
+        for i in range(len(everything)):
+            for j in range(i + 1, len(everything)):
+                a, b = everything[i], everything[j]
+                if a.link == b.link or (i >= robot_links and j >= robot_links):
+                    continue
+                if link_pair(a.link, b.link) in self.disabled:
+                    continue
+                first.append(i)
+                second.append(j)
+        self._first = np.array(first, dtype=np.intp)
+        self._second = np.array(second, dtype=np.intp)
+        self._reach = self._radii[self._first] + self._radii[self._second]
+        self._reach2 = self._reach**2
+        # centre differences of all pairs in one product: row k is +1 at first[k], -1 at second[k].
+        self._difference = np.zeros((len(first), len(everything)))
+        self._difference[np.arange(len(first)), self._first] = 1.0
+        self._difference[np.arange(len(first)), self._second] = -1.0
+        self._centers3 = np.ascontiguousarray(self._centers[:, :, None])
+        self._ones3 = np.ones(3)
+        self._first_list: list[int] = self._first.tolist()
+        self._second_list: list[int] = self._second.tolist()
+        coal = coal_module()
+        self._coal = coal
+        self._collide_hull = [
+            coal.ComputeCollision(everything[i].hull, everything[j].hull) for i, j in zip(first, second, strict=True)
+        ]
+        self._collide_exact = [
+            coal.ComputeCollision(everything[i].exact, everything[j].exact) for i, j in zip(first, second, strict=True)
+        ]
+        self._distance = [
+            coal.ComputeDistance(everything[i].hull, everything[j].hull) for i, j in zip(first, second, strict=True)
+        ]
+        # Yes/no contact, as Pinocchio asks it: no contact points or penetration depth (EPA), and
+        # GJK may stop as soon as the shapes are known to be apart.
+        self._link_pairs = [
+            link_pair(everything[i].link, everything[j].link) for i, j in zip(first, second, strict=True)
+        ]
+        # One coal transform per part and one result of each kind, set in place for each query:
+        # building them anew costs more than the narrow phase of most pairs.  (So a model is not
+        # shared between threads.)
+        self._transforms = [coal.Transform3s() for _ in everything]
+        self._collision_result = coal.CollisionResult()
+        self._distance_result = coal.DistanceResult()
+        self._collision_request = coal.CollisionRequest()
+        self._collision_request.enable_contact = False
+        self._collision_request.distance_upper_bound = 1e-6
+        self._distance_request = coal.DistanceRequest()
+        self._everything = everything
+
+    # ------------------------------------------------------------------ structure
+    @property
+    def pairs(self) -> tuple[LinkPair, ...]:
+        """The checked link pairs, sorted, each once."""
+        parts = self._everything
+        first, second = self._first.tolist(), self._second.tolist()
+        return tuple(sorted({link_pair(parts[i].link, parts[j].link) for i, j in zip(first, second, strict=True)}))
+
+    @property
+    def links_with_geometry(self) -> tuple[str, ...]:
+        """The robot's links that have collision geometry, in link order."""
+        return tuple(dict.fromkeys(p.link for p in self.parts))
+
+    def with_allowed(self, disabled: Iterable[LinkPair]) -> CollisionModel:
+        """The same model with ``disabled`` link pairs left out (in addition to none else).
+
+        Args:
+            disabled: the pairs the allowed-collision matrix disables.
+
+        Returns:
+            A new model; parts and obstacles are shared.
+        """
+        return CollisionModel(self.robot, self.parts, disabled, self.obstacles)
+
+    def with_obstacles(self, obstacles: Sequence[Part]) -> CollisionModel:
+        """The same model with static ``obstacles`` (fixed in the root frame) replacing any it had."""
+        return CollisionModel(self.robot, self.parts, self.disabled, obstacles)
+
+    # ------------------------------------------------------------------ placement
+    def placements(self, q: npt.ArrayLike) -> Matrix:
+        """Every part's 4×4 pose in the root frame for one configuration, robot parts then obstacles.
+
+        Args:
+            q: joint coordinates in :attr:`ForwardKinematics.joint_names` order.
+
+        Returns:
+            An array ``(n_parts, 4, 4)``.
+
+        Raises:
+            InvalidJointValue: a wrong shape or a non-finite value.
+        """
+        frames = self.fk.compute(q)
+        return np.asarray(frames[self._link_of] @ self._local)
+
+    def _placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
+        """Every part's pose, and each checked pair's squared distance between bounding-sphere centres."""
+        placed = self.fk.compute(q)[self._link_of]
+        between = self._difference @ (placed[:, :3] @ self._centers3)[:, :, 0]
+        return placed @ self._local, np.square(between) @ self._ones3
+
+    def _sphere_gaps(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
+        poses, squared = self._placed(q)
+        return poses, np.sqrt(squared) - self._reach
+
+    def _place(self, poses: Matrix, pairs: Sequence[int]) -> list[Any]:
+        """Set the coal transforms of the parts of ``pairs`` (each part once) from ``poses``."""
+        transforms, first, second = self._transforms, self._first_list, self._second_list
+        for i in {first[k] for k in pairs} | {second[k] for k in pairs}:
+            transform, pose = transforms[i], poses[i]
+            transform.setRotation(pose[:3, :3])
+            transform.setTranslation(pose[:3, 3])
+        return transforms
+
+    def _contacts(self, poses: Matrix, pairs: Sequence[int], exact: bool, first: bool) -> list[int]:
+        """The pairs (indices) among ``pairs`` in contact at ``poses``."""
+        if not pairs:
+            return []
+        transforms = self._place(poses, pairs)
+        functors = self._collide_exact if exact else self._collide_hull
+        request, result = self._collision_request, self._collision_result
+        first_part, second_part = self._first_list, self._second_list
+        found = []
+        for k in pairs:
+            result.clear()
+            if functors[k](transforms[first_part[k]], transforms[second_part[k]], request, result):
+                found.append(k)
+                if first:
+                    break
+        return found
+
+    # ------------------------------------------------------------------ queries
+    def colliding(self, q: npt.ArrayLike, exact: bool = False, first: bool = False) -> list[Contact]:
+        """The checked pairs in contact at one configuration.
+
+        Args:
+            q: joint coordinates in :attr:`ForwardKinematics.joint_names` order.
+            exact: compare triangle meshes instead of their convex hulls.
+            first: stop at the first pair in contact.
+
+        Returns:
+            One :class:`Contact` per part pair in contact (``distance`` 0).
+
+        Raises:
+            InvalidJointValue: a wrong shape or a non-finite value.
+        """
+        poses, squared = self._placed(q)
+        found = self._contacts(poses, np.flatnonzero(squared <= self._reach2).tolist(), exact, first)
+        return [self._contact(k, 0.0) for k in found]
+
+    def _contact(self, k: int, distance: float) -> Contact:
+        a, b = self._everything[int(self._first[k])], self._everything[int(self._second[k])]
+        return Contact(link_pair(a.link, b.link), distance, (a.label, b.label))
+
+    def in_collision(self, q: npt.ArrayLike, exact: bool = False) -> bool:
+        """Whether any checked pair is in contact at ``q`` (stops at the first); see :meth:`colliding`."""
+        return bool(self.colliding(q, exact=exact, first=True))
+
+    def nearest(self, q: npt.ArrayLike, limit: float = np.inf) -> Contact | None:
+        """The nearest checked pair at ``q`` and its distance, between convex hulls.
+
+        Pairs whose bounding spheres are farther apart than the best distance found so far (or
+        than ``limit``) are not computed: they cannot be nearer.
+
+        Args:
+            q: joint coordinates in :attr:`ForwardKinematics.joint_names` order.
+            limit: distances beyond this do not matter (``None`` is returned if every pair is farther).
+
+        Returns:
+            The nearest :class:`Contact`, or ``None`` when no checked pair is within ``limit``
+            (or there is no checked pair).
+
+        Raises:
+            InvalidJointValue: a wrong shape or a non-finite value.
+        """
+        if self._first.size == 0:
+            return None
+        poses, gaps = self._sphere_gaps(q)
+        order = np.argsort(gaps)
+        candidates = order[: int(np.searchsorted(gaps[order], limit))].tolist()
+        if not candidates:
+            return None
+        transforms = self._place(poses, candidates)
+        best, best_k = float(limit), -1
+        request, result = self._distance_request, self._distance_result
+        first_part, second_part, functors = self._first_list, self._second_list, self._distance
+        for k in candidates:
+            if gaps[k] >= best:
+                break
+            result.clear()
+            distance = functors[k](transforms[first_part[k]], transforms[second_part[k]], request, result)
+            if distance < best:
+                best, best_k = distance, k
+        return None if best_k < 0 else self._contact(best_k, float(best))
+
+    def pair_distances(self, q: npt.ArrayLike) -> dict[tuple[str, str], float]:
+        """Every checked part pair's hull distance at ``q``, keyed by the parts' labels (for tests and reports)."""
+        poses, _ = self._sphere_gaps(q)
+        every = list(range(self._first.size))
+        transforms = self._place(poses, every)
+        result: dict[tuple[str, str], float] = {}
+        for k in every:
+            i, j = int(self._first[k]), int(self._second[k])
+            self._distance_result.clear()
+            value = self._distance[k](transforms[i], transforms[j], self._distance_request, self._distance_result)
+            result[(self._everything[i].label, self._everything[j].label)] = float(value)
+        return result
+
+    def colliding_batch(self, q: npt.ArrayLike, exact: bool = True) -> list[frozenset[LinkPair]]:
+        """The link pairs in contact for each configuration of a batch (one FK pass for all).
+
+        Args:
+            q: ``(batch, n)`` joint coordinates.
+            exact: compare triangle meshes (the default here: the collision matrix needs contact, not hulls).
+
+        Returns:
+            One set of link pairs per configuration.
+
+        Raises:
+            InvalidJointValue: a wrong shape or a non-finite value.
+        """
+        frames = np.asarray(self.fk.compute(np.atleast_2d(np.asarray(q, dtype=float))))
+        placed = frames[:, self._link_of]
+        poses = placed @ self._local
+        centers = np.einsum("bpij,pj->bpi", placed[:, :, :3], self._centers)
+        gaps = np.linalg.norm(centers[:, self._first] - centers[:, self._second], axis=2) - self._reach
+        results: list[frozenset[LinkPair]] = []
+        for sample in range(frames.shape[0]):
+            pairs = np.flatnonzero(gaps[sample] <= 0.0).tolist()
+            results.append(frozenset(self._link_pairs[k] for k in self._contacts(poses[sample], pairs, exact, False)))
+        return results

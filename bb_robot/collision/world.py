@@ -1,0 +1,311 @@
+"""Static obstacles around the robot: the other models of an SDF world, a YAML list, a floor.
+
+``collision.world`` names one file, read by :func:`load_world`:
+
+- an SDF world (``.sdf`` / ``.world``, or any file whose root is ``<sdf>``): every top-level model
+  other than the robot's is an obstacle, each link's ``<collision>`` geometry placed at the
+  model's pose with its joints at 0 (a table, walls, a fixed second robot);
+- a YAML file::
+
+      floor: 0.0                 # optional: the half-space below this height (world z) is solid
+      sdf: table_world.sdf       # optional: the obstacles of an SDF world, relative to this file
+      robot_model: bb_arm        # optional: the robot's model in it (default: the one the robot came from)
+      obstacles:                 # optional: shapes
+        - name: post
+          frame: world           # 'world', or the robot's root link
+          xyz: [0.5, 0.0, 0.3]   # optional, metres
+          rpy: [0.0, 0.0, 0.0]   # optional, radians
+          box: [0.1, 0.1, 0.6]   # or cylinder: {radius, length}, sphere: {radius}, mesh: {filename, scale}
+
+Everything is expressed in the robot's root-link frame: the world frame is where the robot's
+root link stands (``placement``: the root's pose in the world, from the SDF world the robot was
+loaded from, else identity).  Obstacles become :class:`~bb_robot.collision.shapes.Part` values
+whose ``link`` is ``world/<model>/<link>`` (``world/<name>`` for YAML shapes, ``world/floor``).
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bb_robot.collision.errors import WorldError
+from bb_robot.collision.matrix import default_configuration
+from bb_robot.collision.model import CollisionModel, LinkPair
+from bb_robot.collision.shapes import Part, coal_module, robot_parts
+from bb_robot.errors import BbRobotError
+from bb_robot.loading import load_file
+from bb_robot.loading.formats import detect_format
+from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Mesh, Origin, Sphere
+from bb_robot.model.kinematics import ForwardKinematics
+from bb_robot.model.robot import Link, Robot
+from bb_robot.model.transforms import Matrix, origin_to_matrix
+from bb_robot.sdf.document import read_document
+
+#: Obstacle link names start with this.
+WORLD_PREFIX = "world/"
+
+
+@dataclass(frozen=True)
+class World:
+    """The obstacles of ``collision.world``, in the robot's root-link frame.
+
+    Attributes:
+        source: the file read (``""`` for none).
+        parts: the obstacles.
+        floor: the floor's height in the world frame, or ``None``.
+    """
+
+    source: str
+    parts: tuple[Part, ...]
+    floor: float | None = None
+
+
+def _placed(part: Part, pose: Matrix, link: str) -> Part:
+    """``part`` moved by ``pose`` (into the robot's root frame) and renamed to obstacle ``link``."""
+    rotation, translation = pose[:3, :3], pose[:3, 3]
+    return replace(
+        part,
+        link=link,
+        label=link if part.label == part.link else f"{link}/{part.label.rsplit('/', 1)[-1]}",
+        local=pose @ part.local,
+        center=rotation @ part.center + translation,
+        points=part.points @ rotation.T + translation,
+    )
+
+
+def sdf_obstacles(
+    path: str | os.PathLike[str],
+    robot_model: str,
+    to_root: Matrix,
+    resource_paths: Sequence[str] = (),
+) -> tuple[Part, ...]:
+    """The collision geometry of every top-level model of an SDF world except ``robot_model``.
+
+    Args:
+        path: the world file.
+        robot_model: the robot's top-level model name (its nested models are the robot too).
+        to_root: world frame → robot root-link frame.
+        resource_paths: directories for includes and meshes.
+
+    Returns:
+        The obstacles' parts, in the robot's root frame.
+
+    Raises:
+        WorldError: the file cannot be loaded, or a model of it (naming the model).
+        MeshUnreadable: an obstacle's mesh cannot be read.
+    """
+    name = os.fspath(path)
+    try:
+        models = [model.name for model in read_document(name, resource_paths=list(resource_paths)).top_models]
+    except BbRobotError as error:
+        raise WorldError(name, f"cannot read the world: {error}") from None
+    parts: list[Part] = []
+    for model in models:
+        if model == robot_model:
+            continue
+        try:
+            other = load_file(name, scope=model, resource_paths=list(resource_paths))
+        except BbRobotError as error:
+            raise WorldError(name, f"model '{model}' cannot be used as an obstacle: {error}") from None
+        placement = other.placement.pose if other.placement is not None else np.eye(4)
+        poses = ForwardKinematics(other.robot).poses()
+        for part in robot_parts(other.robot, name, resource_paths):
+            parts.append(_placed(part, to_root @ placement @ poses[part.link], f"{WORLD_PREFIX}{model}/{part.link}"))
+    return tuple(parts)
+
+
+def _floor(height: float, to_root: Matrix) -> Part:
+    coal = coal_module()
+    normal = to_root[:3, :3] @ np.array([0.0, 0.0, 1.0])
+    offset = float(normal @ (to_root[:3, :3] @ np.array([0.0, 0.0, height]) + to_root[:3, 3]))
+    solid = coal.Halfspace(normal, offset)
+    return Part(
+        link=f"{WORLD_PREFIX}floor",
+        label=f"{WORLD_PREFIX}floor",
+        local=np.eye(4),
+        hull=solid,
+        exact=solid,
+        center=np.zeros(3),
+        radius=math.inf,
+        points=np.zeros((0, 3)),
+    )
+
+
+def _number_list(source: str, where: str, value: object, count: int) -> tuple[float, ...]:
+    if not isinstance(value, list) or len(value) != count:
+        raise WorldError(source, f"{where}: needs a list of {count} numbers, got {value!r}")
+    try:
+        numbers = tuple(float(v) for v in value)
+    except (TypeError, ValueError):
+        raise WorldError(source, f"{where}: needs a list of {count} numbers, got {value!r}") from None
+    if not all(math.isfinite(v) for v in numbers):
+        raise WorldError(source, f"{where}: needs finite numbers, got {value!r}")
+    return numbers
+
+
+def _positive(source: str, where: str, entry: Mapping[str, Any], key: str) -> float:
+    value = entry.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0 or not math.isfinite(value):
+        raise WorldError(source, f"{where}: '{key}' must be a positive number, got {value!r}")
+    return float(value)
+
+
+def _shape(source: str, where: str, entry: Mapping[str, Any]) -> Geometry:
+    kinds = [k for k in ("box", "cylinder", "sphere", "mesh") if k in entry]
+    if len(kinds) != 1:
+        raise WorldError(source, f"{where}: needs exactly one of box, cylinder, sphere, mesh (has {kinds or 'none'})")
+    kind = kinds[0]
+    value = entry[kind]
+    if kind == "box":
+        size = _number_list(source, f"{where}.box", value, 3)
+        if not all(s > 0 for s in size):
+            raise WorldError(source, f"{where}.box: sizes must be positive, got {value!r}")
+        return Box((size[0], size[1], size[2]))
+    if not isinstance(value, dict):
+        raise WorldError(source, f"{where}.{kind}: needs a mapping, got {value!r}")
+    if kind == "cylinder":
+        radius = _positive(source, f"{where}.cylinder", value, "radius")
+        return Cylinder(radius, _positive(source, f"{where}.cylinder", value, "length"))
+    if kind == "sphere":
+        return Sphere(_positive(source, f"{where}.sphere", value, "radius"))
+    filename = value.get("filename")
+    if not isinstance(filename, str) or not filename:
+        raise WorldError(source, f"{where}.mesh: needs 'filename'")
+    scale = _positive(source, f"{where}.mesh", value, "scale") if "scale" in value else 1.0
+    return Mesh(filename, scale)
+
+
+def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix) -> tuple[Part, ...]:
+    """The shapes of a YAML ``obstacles`` list (see the module docstring), in the robot's root frame.
+
+    Args:
+        source: the YAML file (mesh paths are relative to it; messages name it).
+        entries: the parsed list.
+        root_link: the robot's root link (a frame an obstacle may be given in, besides ``world``).
+        to_root: world frame → robot root-link frame.
+
+    Returns:
+        The parts.
+
+    Raises:
+        WorldError: a malformed entry, naming its index and key.
+        MeshUnreadable: a mesh that cannot be read.
+    """
+    if not isinstance(entries, list):
+        raise WorldError(source, f"'obstacles' must be a list, got {type(entries).__name__}")
+    links: list[Link] = []
+    frames: dict[str, Matrix] = {}
+    for index, entry in enumerate(entries):
+        where = f"obstacles[{index}]"
+        if not isinstance(entry, dict):
+            raise WorldError(source, f"{where}: needs a mapping, got {entry!r}")
+        name = entry.get("name", f"obstacle_{index}")
+        if not isinstance(name, str) or not name or name in frames:
+            raise WorldError(source, f"{where}: 'name' must be a unique non-empty string, got {name!r}")
+        frame = entry.get("frame", "world")
+        if frame not in ("world", root_link):
+            raise WorldError(source, f"{where}: frame '{frame}' is not 'world' or the robot's root link '{root_link}'")
+        xyz = _number_list(source, f"{where}.xyz", entry.get("xyz", [0.0, 0.0, 0.0]), 3)
+        rpy = _number_list(source, f"{where}.rpy", entry.get("rpy", [0.0, 0.0, 0.0]), 3)
+        geometry = _shape(source, where, entry)
+        links.append(Link(name=name, collisions=(Collision(name=None, origin=None, geometry=geometry),)))
+        pose = origin_to_matrix(Origin((xyz[0], xyz[1], xyz[2]), (rpy[0], rpy[1], rpy[2])))
+        frames[name] = (to_root if frame == "world" else np.eye(4)) @ pose
+    parts: list[Part] = []
+    for link in links:
+        holder = Robot.assemble("obstacles", [link], [])
+        for part in robot_parts(holder, source):
+            parts.append(_placed(part, frames[link.name], f"{WORLD_PREFIX}{link.name}"))
+    return tuple(parts)
+
+
+def load_world(
+    path: str,
+    robot: Robot,
+    placement: Matrix | None = None,
+    robot_model: str = "",
+    resource_paths: Sequence[str] = (),
+) -> World:
+    """Read ``collision.world`` (see the module docstring).
+
+    Args:
+        path: the SDF world or YAML file; ``""`` for none.
+        robot: the robot (its root link names the root frame).
+        placement: the robot root link's pose in the world (identity when ``None``).
+        robot_model: SDF: the robot's top-level model name in the world (default: the robot's name).
+        resource_paths: SDF includes and meshes.
+
+    Returns:
+        The obstacles.
+
+    Raises:
+        WorldError: a file that cannot be read or used, naming the file and the entry.
+        MeshUnreadable: a mesh that cannot be read.
+    """
+    if not path:
+        return World("", ())
+    to_root: Matrix = np.asarray(np.linalg.inv(placement), dtype=float) if placement is not None else np.eye(4)
+    if Path(path).suffix.lower() not in (".yaml", ".yml"):
+        try:
+            fmt = detect_format(path)
+        except BbRobotError as error:
+            raise WorldError(path, str(error)) from None
+        if fmt != "sdf":
+            raise WorldError(path, f"a collision world is an SDF world or a .yaml file, not {fmt.upper()}")
+        return World(path, sdf_obstacles(path, robot_model or robot.name, to_root, resource_paths))
+    import yaml  # type: ignore[import-untyped]
+
+    try:
+        data = yaml.safe_load(Path(path).read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise WorldError(path, f"cannot read: {error}") from None
+    if not isinstance(data, dict):
+        raise WorldError(path, "a collision world is a mapping (floor, sdf, robot_model, obstacles)")
+    unknown = sorted(set(data) - {"floor", "sdf", "robot_model", "obstacles"})
+    if unknown:
+        raise WorldError(path, f"unknown keys {unknown}; expected floor, sdf, robot_model, obstacles")
+    parts: list[Part] = []
+    if data.get("sdf"):
+        world_file = Path(path).parent / str(data["sdf"])
+        model = str(data.get("robot_model") or robot_model or robot.name)
+        parts.extend(sdf_obstacles(world_file, model, to_root, resource_paths))
+    if "obstacles" in data:
+        parts.extend(yaml_obstacles(path, data["obstacles"], robot.root_link, to_root))
+    floor = data.get("floor")
+    if floor is not None:
+        if isinstance(floor, bool) or not isinstance(floor, int | float) or not math.isfinite(floor):
+            raise WorldError(path, f"'floor' must be a height in metres, got {floor!r}")
+        parts.append(_floor(float(floor), to_root))
+    return World(path, tuple(parts), None if floor is None else float(floor))
+
+
+def standing_contacts(model: CollisionModel) -> set[LinkPair]:
+    """Pairs of an obstacle and a robot link fixed to the root that touch at the default pose.
+
+    The base on the ground or on its table: these contacts are where the robot stands, so they
+    go into the allowed-collision matrix (reason ``Default``).
+
+    Args:
+        model: the collision model with its obstacles.
+
+    Returns:
+        The pairs, sorted names.
+    """
+    robot = model.robot
+    fixed = {robot.root_link}
+    for joint in robot.joints_in_order():
+        if joint.type == "fixed" and joint.parent_link in fixed:
+            fixed.add(joint.child_link)
+    configuration = default_configuration(robot, model.fk.joint_names)
+    return {
+        contact.links
+        for contact in model.colliding(configuration, exact=True)
+        if (contact.links[0] in fixed and contact.links[1].startswith(WORLD_PREFIX))
+        or (contact.links[1] in fixed and contact.links[0].startswith(WORLD_PREFIX))
+    }

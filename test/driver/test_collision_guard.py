@@ -1,0 +1,180 @@
+"""The driver's collision guard on the real core and simulator (simulated clock, the checker stepped by hand).
+
+The bundled arm stands in a cell: a table (an SDF world) and a post (YAML).  Trajectories are
+checked before they are accepted; streamed commands slow before contact, stop short of it, and
+moving away continues.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers.collision_robots import table_world
+from helpers.driver_rig import PERIOD_NS, Clock
+
+from bb_robot.driver.backends.base import BackendContext
+from bb_robot.driver.backends.sim import SimBackend
+from bb_robot.driver.collision_guard import CollisionGuard, GuardSettings, build_guard, speed_scale
+from bb_robot.driver.commands import CommandMode, CommandValidator
+from bb_robot.driver.core import CoreSettings, DriverCore
+from bb_robot.driver.errors import INVALID_GOAL, TrajectoryRejected
+from bb_robot.driver.limits import from_robot
+from bb_robot.driver.model import driven_joints
+from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.loading import load_file
+
+ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
+
+CELL = table_world()
+POST = "obstacles:\n  - name: post\n    xyz: [0.0, 0.7, 0.3]\n    cylinder: {radius: 0.05, length: 0.6}\n"
+#: Straight out at the shoulder's height, pointing along -x; shoulder_pan turns it about z.
+OUT = [0.0, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]
+
+
+class Cell:
+    """A core on the simulator, the bundled arm with its guard, a clock the test advances."""
+
+    def __init__(self, world: str, settings: GuardSettings) -> None:
+        self.loaded = load_file(str(ARM))
+        self.joints = driven_joints(self.loaded.robot)
+        self.clock = Clock()
+        limits = from_robot(self.loaded.robot, self.joints)
+        context = BackendContext(
+            self.loaded.robot,
+            self.joints,
+            limits,
+            500.0,
+            logging.getLogger("test"),
+            {"initial_positions": OUT},
+            clock=self.clock,
+        )
+        backend = SimBackend(context)
+        backend.connect(1.0)
+        self.logs: list[tuple[str, str]] = []
+        self.core = DriverCore(
+            backend,
+            limits,
+            CoreSettings(command_timeout=0.0),
+            log=lambda level, text: self.logs.append((level, text)),
+            clock=self.clock,
+            armed=True,
+        )
+        self.core.active = True
+        guard = build_guard(
+            self.loaded, self.joints, settings, 500.0, world=world, log=self.core_log, velocity_limits=limits.velocity
+        )
+        assert guard is not None
+        self.guard: CollisionGuard = guard
+        self.core.trajectory_check = guard.check_trajectory
+        self.core.command_filter = guard.filter
+        self.validator = CommandValidator(limits, backend.capabilities.modes, backend="sim")
+        self.run(0.02)
+
+    def core_log(self, level: str, text: str) -> None:
+        self.logs.append((level, text))
+
+    def run(self, seconds: float) -> None:
+        """Run the loop, the checker measuring before each cycle (as its thread does while slowed)."""
+        for _ in range(int(round(seconds * 1e9 / PERIOD_NS))):
+            self.guard.step(self.clock.now)
+            self.clock.now = self.core.run_cycles(1, PERIOD_NS, self.clock.now)
+
+    def command(self, values: list[float]) -> None:
+        self.core.submit(self.validator.from_array(CommandMode.POSITION, values, "/test", self.clock.now))
+
+    @property
+    def positions(self) -> np.ndarray:
+        sample = self.core.snapshot.sample
+        assert sample is not None
+        return sample.positions
+
+    def distance(self) -> float:
+        """The distance between the arm and the post."""
+        pairs = self.guard.model.pair_distances(self.guard.configuration(self.positions))
+        return min(d for labels, d in pairs.items() if "world/post" in labels)
+
+
+@pytest.fixture
+def cell(tmp_path: Path) -> Cell:
+    world = tmp_path / "cell.yaml"
+    (tmp_path / "table.sdf").write_text(CELL, encoding="utf-8")
+    world.write_text("sdf: table.sdf\n" + POST, encoding="utf-8")
+    return Cell(str(world), GuardSettings(clearance=0.002, slowdown_distance=0.08, stop_distance=0.02))
+
+
+def test_a_trajectory_through_the_table_is_refused_one_above_it_accepted(cell: Cell) -> None:
+    # Panning from 0 to 2.4 rad straight out passes through the table (at pan π/2, along -y).
+    through = [TrajectoryPoint(3.0, [2.4, -math.pi / 2, 0, 0, 0, 0, 0])]
+    with pytest.raises(TrajectoryRejected) as refused:
+        cell.core.prepare_trajectory(cell.joints, through)
+    assert refused.value.code == INVALID_GOAL
+    assert "'upper_arm_link' and 'world/table/top'" in refused.value.reason or "world/table/top" in refused.value.reason
+    assert "at t = " in refused.value.reason and "collision.clearance" in refused.value.reason
+    # Lifted first, then panned: above the table.
+    above = [
+        TrajectoryPoint(1.5, [0.0, -0.8, 0, 0, 0, 0, 0]),
+        TrajectoryPoint(4.0, [2.4, -0.8, 0, 0, 0, 0, 0]),
+    ]
+    trajectory = cell.core.prepare_trajectory(cell.joints, above)
+    execution = cell.core.execute(trajectory)
+    cell.run(4.2)
+    assert execution.outcome is not None and execution.outcome.status == "succeeded", execution.outcome
+    np.testing.assert_allclose(cell.positions[:2], [2.4, -0.8], atol=1e-3)
+
+
+def test_streamed_motion_slows_before_contact_and_moving_away_continues(cell: Cell) -> None:
+    # Pan towards the post at +y (the arm points along +y at pan -π/2): a streamed position target beyond it.
+    start = cell.distance()
+    assert start > 0.3
+    cell.command([-math.pi / 2, -math.pi / 2, 0, 0, 0, 0, 0])
+    distances, speeds = [], []
+    for _ in range(150):  # 3 s
+        cell.run(0.02)
+        distances.append(cell.distance())
+        speeds.append(abs(float(cell.core.snapshot.sample.velocities[0])))  # type: ignore[union-attr]
+    assert min(distances) >= 0.02 - 0.005, "stopped short of the stop distance (within the braking of a cycle)"
+    assert distances[-1] < 0.08, "it did approach"
+    far = [s for d, s in zip(distances, speeds, strict=True) if d > 0.2]
+    near = [s for d, s in zip(distances, speeds, strict=True) if 0.02 < d < 0.05]
+    assert far and near and max(near) < 0.5 * max(far), "slower near the post than far from it"
+    verdict = cell.guard.verdict
+    assert verdict is not None and verdict.nearest is not None and "world/post" in verdict.nearest.links
+    level, message, values = cell.guard.diagnostics(cell.clock.now)
+    assert level == "warn" and "world/post" in message and "nearest distance (m)" in values
+    # Away from the post: not slowed.
+    before = cell.positions[0]
+    cell.command([0.0, -math.pi / 2, 0, 0, 0, 0, 0])
+    cell.run(0.5)
+    assert cell.positions[0] > before + 0.2
+    assert cell.distance() > distances[-1]
+
+
+def test_speed_scale() -> None:
+    settings = GuardSettings(slowdown_distance=0.05, stop_distance=0.01)
+    assert speed_scale(0.1, 0.09, settings) == 1.0
+    assert speed_scale(0.005, 0.004, settings) == 0.0
+    assert speed_scale(0.005, 0.006, settings) == 1.0  # moving away
+    halfway = speed_scale(0.03, 0.029, settings)
+    assert 0.0 < halfway < 1.0
+    assert speed_scale(0.02, 0.019, settings) < halfway
+
+
+def test_no_geometry_no_guard() -> None:
+    text_model = load_file(str(ARM))
+    bare = text_model.robot.links
+    assert any(link.collisions for link in bare.values())
+    from bb_robot.loading import load_text
+
+    plain = load_text(
+        '<robot name="p"><link name="a"/><link name="b"/><joint name="j" type="revolute"><parent link="a"/>'
+        '<child link="b"/><axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>'
+    )
+    logs: list[tuple[str, str]] = []
+    assert (
+        build_guard(plain, ("j",), GuardSettings(), 500.0, log=lambda level, text: logs.append((level, text))) is None
+    )
+    assert any("no <collision> geometry" in text for _, text in logs)
