@@ -87,7 +87,7 @@ class Rig:
             environment=self.env,
         )
         self.driver_options = driver
-        self.log = StateLog(VELOCITY_LIMITS)
+        self.log = StateLog(VELOCITY_LIMITS, jitter=2 / 100.0)  # the bridge's rate: 100 Hz
         probe.node.create_subscription(JointState, f"{self.ns}/joint_states", self.log.add, STREAM)
         self.arm_state = probe.subscribe(String, f"{self.ns}/driver/arm_state", LATCHED)
         self.driver = self.start_driver()
