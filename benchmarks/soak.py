@@ -223,7 +223,9 @@ def _slope_mb_per_hour(samples: list[tuple[float, int, int]], warmup: float) -> 
     return float(np.polyfit(t, rss, 1)[0])
 
 
-def _report(systems: list[System], seconds: float, warmup: float, sample: float, started: str, load: str) -> str:
+def _report(
+    systems: list[System], seconds: float, warmup: float, sample: float, started: str, machine: str, load: str
+) -> str:
     lines = [
         "## Soak: the demo goal repeated on sim and mujoco (`benchmarks/soak.py`)",
         "",
@@ -231,7 +233,7 @@ def _report(systems: list[System], seconds: float, warmup: float, sample: float,
         f"{warmup / 60:g} min, a sample every {sample:g} s."
         + ("" if seconds >= 3600 else " A short run, not the 1-hour one: its slopes rest on few samples."),
         "",
-        f"Machine: {_common.machine_summary(('numpy', 'mujoco'))}; load average at the end {load}.",
+        f"Machine: {machine}; load average at the end {load}.",
         "",
         "Each system: description node, driver (500 Hz, config/bb_arm.yaml), view node (Foxglove server), in a "
         "ROS domain of its own; the demo goal of `bb-robot up --demo` sent again as soon as the last one ended. "
@@ -293,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_soak_"))
     base = random.SystemRandom().randint(120, 200)
     started, since = _common.timestamp(), time.monotonic()
+    machine = _common.machine_summary(("numpy", "mujoco"))  # with the load average at the start
     config = _config(workdir, not args.no_collision_check)
     systems = [_start(backend, base + i, workdir, config) for i, backend in enumerate(BACKENDS)]
     clients: list[Client] = []
@@ -319,7 +322,7 @@ def main(argv: list[str] | None = None) -> int:
         for system in systems:
             _sample(system, since)
         report = _report(
-            systems, time.monotonic() - since, args.warmup * 60, args.sample, started, _common.load_average()
+            systems, time.monotonic() - since, args.warmup * 60, args.sample, started, machine, _common.load_average()
         )
         if args.no_collision_check:
             report += "\n\nRun with `collision.check: false` (`--no-collision-check`)."
