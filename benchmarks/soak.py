@@ -184,12 +184,26 @@ class Client:
         rclpy.try_shutdown(context=self.context)
 
 
-def _start(backend: str, domain: int, workdir: Path) -> System:
+def _config(workdir: Path, collision_check: bool) -> Path:
+    """config/bb_arm.yaml, or a copy of it with ``collision.check: false``."""
+    import yaml
+
+    path = REPO_ROOT / "config" / "bb_arm.yaml"
+    if collision_check:
+        return path
+    data = yaml.safe_load(path.read_text())
+    data["/**/driver"]["ros__parameters"]["collision"] = {"check": False}
+    copy = workdir / "bb_arm_no_collision_check.yaml"
+    copy.write_text(yaml.safe_dump(data))
+    return copy
+
+
+def _start(backend: str, domain: int, workdir: Path, config: Path) -> System:
     env = dict(os.environ)
     env.update(ROS_DOMAIN_ID=str(domain), ROS_AUTOMATIC_DISCOVERY_RANGE="LOCALHOST", PYTHONUNBUFFERED="1")
     env.setdefault("ROS_LOG_DIR", str(workdir / "ros_log"))
     log = workdir / f"{backend}.log"
-    arguments = ["config:=bb_arm.yaml", f"backend:={backend}", "view:=true", "view_port:=0"]
+    arguments = [f"config:={config}", f"backend:={backend}", "view:=true", "view_port:=0"]
     launch = subprocess.Popen(
         [sys.executable, "-m", "bb_robot.nodes.bringup_launch", *arguments],
         stdout=open(log, "wb"),  # noqa: SIM115 - the child holds it
@@ -209,7 +223,9 @@ def _slope_mb_per_hour(samples: list[tuple[float, int, int]], warmup: float) -> 
     return float(np.polyfit(t, rss, 1)[0])
 
 
-def _report(systems: list[System], seconds: float, warmup: float, sample: float, started: str, load: str) -> str:
+def _report(
+    systems: list[System], seconds: float, warmup: float, sample: float, started: str, machine: str, load: str
+) -> str:
     lines = [
         "## Soak: the demo goal repeated on sim and mujoco (`benchmarks/soak.py`)",
         "",
@@ -217,7 +233,7 @@ def _report(systems: list[System], seconds: float, warmup: float, sample: float,
         f"{warmup / 60:g} min, a sample every {sample:g} s."
         + ("" if seconds >= 3600 else " A short run, not the 1-hour one: its slopes rest on few samples."),
         "",
-        f"Machine: {_common.machine_summary(('numpy', 'mujoco'))}; load average at the end {load}.",
+        f"Machine: {machine}; load average at the end {load}.",
         "",
         "Each system: description node, driver (500 Hz, config/bb_arm.yaml), view node (Foxglove server), in a "
         "ROS domain of its own; the demo goal of `bb-robot up --demo` sent again as soon as the last one ended. "
@@ -267,6 +283,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--warmup", type=float, default=10.0, help="minutes left out of the RSS slope (default 10)")
     parser.add_argument("--sample", type=float, default=60.0, help="seconds between samples (default 60)")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--no-collision-check",
+        action="store_true",
+        help="run the drivers with collision.check false (said in the report)",
+    )
     args = parser.parse_args(argv)
     if (args.hours is None) == (args.minutes is None):
         parser.error("give --hours H or --minutes M")
@@ -274,7 +295,9 @@ def main(argv: list[str] | None = None) -> int:
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_soak_"))
     base = random.SystemRandom().randint(120, 200)
     started, since = _common.timestamp(), time.monotonic()
-    systems = [_start(backend, base + i, workdir) for i, backend in enumerate(BACKENDS)]
+    machine = _common.machine_summary(("numpy", "mujoco"))  # with the load average at the start
+    config = _config(workdir, not args.no_collision_check)
+    systems = [_start(backend, base + i, workdir, config) for i, backend in enumerate(BACKENDS)]
     clients: list[Client] = []
     stop = threading.Event()
     signal.signal(signal.SIGINT, lambda *_: stop.set())
@@ -299,8 +322,10 @@ def main(argv: list[str] | None = None) -> int:
         for system in systems:
             _sample(system, since)
         report = _report(
-            systems, time.monotonic() - since, args.warmup * 60, args.sample, started, _common.load_average()
+            systems, time.monotonic() - since, args.warmup * 60, args.sample, started, machine, _common.load_average()
         )
+        if args.no_collision_check:
+            report += "\n\nRun with `collision.check: false` (`--no-collision-check`)."
     finally:
         for client in clients:
             client.close()

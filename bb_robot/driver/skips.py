@@ -59,13 +59,16 @@ class SkipWindow:
         self.window = window
         self._history: deque[tuple[float, int, int]] = deque()
 
-    def add(self, now: float, cycles: int, skipped: int) -> SkipFigures:
+    def add(self, now: float, cycles: int, skipped: int, rate: float = 0.0) -> SkipFigures:
         """Take the totals at ``now`` (seconds, monotonic); returns the figures.
 
         Args:
             now: When the totals were read.
             cycles: Cycles run since activation.
             skipped: Cycles skipped since activation.
+            rate: The loop's rate (Hz): the recent share is taken of at least a whole window's
+                cycles, so that the start-up's few skipped cycles in the first second after
+                activation are not 1 % of "the last 10 s" (0: of the cycles observed).
 
         Returns:
             The figures since activation and over the recent window.
@@ -82,7 +85,7 @@ class SkipWindow:
         if len(history) == 1:  # the first reading since activation: its totals are all there is
             recent_cycles, recent_skipped = cycles, skipped
         due = cycles + skipped
-        recent_due = recent_cycles + recent_skipped
+        recent_due = max(recent_cycles + recent_skipped, rate * self.window)
         return SkipFigures(
             skipped=skipped,
             share=skipped / due if due else 0.0,

@@ -85,7 +85,7 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
     loop_level, loop_message = ok, "running" if core.running else "stopped"
     stats = core.loop_stats()
     if stats is not None and stats.cycles:
-        figures = view.skips.add(time.monotonic(), stats.cycles, stats.skipped)
+        figures = view.skips.add(time.monotonic(), stats.cycles, stats.skipped, view.rate)
         loop.update(
             {
                 "cycles": stats.cycles,

@@ -16,9 +16,10 @@ from bb_robot.driver.skips import RECENT_WINDOW, SkipWindow
 
 def test_a_few_skipped_cycles_are_figures_not_a_warning() -> None:
     window = SkipWindow()
-    figures = window.add(0.0, 500, 9)  # the demo's "9 cycles skipped" at start-up
+    figures = window.add(0.0, 500, 9, rate=500.0)  # the demo's "9 cycles skipped" at start-up
     assert figures.skipped == 9 and figures.share == pytest.approx(9 / 509)
-    assert figures.warn  # 1.8 % of the first second: a warning while it is recent
+    assert figures.recent_share == pytest.approx(9 / 5000) and not figures.warn  # of a whole window's cycles
+    assert SkipWindow().add(0.0, 500, 9).warn  # without the rate: 1.8 % of the cycles observed
     for second in range(1, 12):
         figures = window.add(float(second), 500 + 500 * second, 9)
     assert figures.recent_skipped == 0 and figures.recent_share == 0.0 and not figures.warn

@@ -50,6 +50,10 @@ class StateLog:
 
     velocity_limits: dict[str, float]
     states: list[Any] = field(default_factory=list)
+    #: Seconds of motion allowed on top of the stamps' difference.  The actuators backend stamps
+    #: each feedback message with its arrival (the contract), so two values measured a feedback
+    #: period apart can arrive close together: allow two periods of the bridge (100 Hz: 0.02 s).
+    jitter: float = 0.0
 
     def add(self, message: Any) -> None:
         self.states.append(message)
@@ -66,7 +70,7 @@ class StateLog:
 
     def assert_within_velocity_limits(self) -> None:
         """Between two consecutive joint states, no joint moved more than its velocity limit times the
-        time between their stamps (plus one encoder count of the example bridge)."""
+        time between their stamps (plus :attr:`jitter`, and two encoder counts of the example bridge)."""
         count = 2 * np.pi / 4096
         for before, after in zip(self.states, self.states[1:], strict=False):
             dt = (after.header.stamp.sec - before.header.stamp.sec) + (
@@ -77,7 +81,7 @@ class StateLog:
                 limit = self.velocity_limits.get(name)
                 if limit is None or name not in old:
                     continue
-                allowed = limit * max(dt, 0.0) * 1.05 + 2 * count
+                allowed = limit * (max(dt, 0.0) + self.jitter) * 1.05 + 2 * count
                 assert abs(position - old[name]) <= allowed, (
                     f"{name} moved {abs(position - old[name]):.4f} in {dt:.4f} s between two joint states: faster "
                     f"than its velocity limit {limit:g}"

@@ -87,7 +87,7 @@ class Rig:
             environment=self.env,
         )
         self.driver_options = driver
-        self.log = StateLog(VELOCITY_LIMITS)
+        self.log = StateLog(VELOCITY_LIMITS, jitter=2 / 100.0)  # the bridge's rate: 100 Hz
         probe.node.create_subscription(JointState, f"{self.ns}/joint_states", self.log.add, STREAM)
         self.arm_state = probe.subscribe(String, f"{self.ns}/driver/arm_state", LATCHED)
         self.driver = self.start_driver()
@@ -183,9 +183,10 @@ def test_bridge_frozen_longer_than_stale_timeout_then_resumed_without_a_burst(
 
     os.kill(rig.bridge.process.pid, signal.SIGSTOP)
     try:
-        frozen_count = len(rig.log.states)
         # State 1: the joints go stale; State 2: stale_action: the goal aborted naming them.
         rig.driver.wait_for_log("stale: no value from the backend")
+        probe.spin_for(0.1)  # joint states published before the driver saw them stale, still in flight
+        frozen_count = len(rig.log.states)
         rig.wait(result.done, "the goal ended")
         answer = result.result()
         assert answer.status == 6, answer  # ABORTED

@@ -285,6 +285,7 @@ def test_link_down_longer_than_the_lease_then_up(discovery: str, hosts: TwoHosts
         joints = driven_joints(robot)
         limits = dict(zip(joints, (float(v) for v in from_robot(robot, joints).velocity), strict=True))
         frozen.velocity_limits = limits
+        frozen.jitter = 2 / 100.0  # arrival stamps; the bridge's rate: 100 Hz (helpers/faults.py)
         frozen.states = _messages(record)
         frozen.assert_within_velocity_limits()
     finally:

@@ -198,6 +198,7 @@ class ActuatorsBackend(Backend):
         self.skipped_commands = 0
         self.commands_sent = 0
         self._last_command_ns = 0
+        self._started_ns = 0
         self._connected = False
         self._throttle = WarningThrottle(5.0)
         self._commands: JointCommandOutput | None = None
@@ -329,6 +330,9 @@ class ActuatorsBackend(Backend):
 
     def start(self) -> None:
         self._last_command_ns = 0
+        # Silence counts from the start at the earliest: while the driver configured and activated,
+        # its executor thread took no feedback, which is no fault of the servos.
+        self._started_ns = self._clock()
 
     # ------------------------------------------------------------------ feedback (executor thread)
     def _on_feedback(self, index: int, msg: JointStateLike) -> None:
@@ -412,7 +416,7 @@ class ActuatorsBackend(Backend):
         now = self._clock()
         with self._lock:
             stamps = self._fb_stamps.copy()
-        ages = np.where(stamps > 0, (now - stamps) * 1e-9, np.inf)
+        ages = np.where(stamps > 0, (now - np.maximum(stamps, self._started_ns)) * 1e-9, np.inf)
         silent = [i for i in range(len(ages)) if np.isfinite(ages[i]) and ages[i] > self.feedback_timeout]
         missing = [i for i in range(len(ages)) if not np.isfinite(ages[i])]
         problems: list[str] = []
