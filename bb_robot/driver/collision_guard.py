@@ -142,8 +142,10 @@ class CollisionGuard:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
-        # The checker thread's own model: a model's coal transforms are not shared between threads.
+        # The checker thread's own model: a model's coal transforms are not shared between threads;
+        # trajectories (from the action's and the topic's callbacks) take turns with the other one.
         self._thread_model = model.with_allowed(model.disabled)
+        self._trajectory_lock = threading.Lock()
         self.failure = ""
 
     # ------------------------------------------------------------------ configurations
@@ -170,7 +172,8 @@ class CollisionGuard:
         for row, t in enumerate(times):
             rows[row, trajectory.indices] = trajectory.sample_at(float(t))[0]
         path = np.array([self.configuration(row) for row in rows])
-        verdict = check_path(self.model, path, self.settings.clearance)
+        with self._trajectory_lock:
+            verdict = check_path(self.model, path, self.settings.clearance)
         if not verdict.ok and verdict.contact is not None:
             contact = verdict.contact
             a, b = contact.links
