@@ -308,7 +308,8 @@ class CollisionGuard:
             The command, slowed or stopped where needed.
         """
         position = np.nan_to_num(sample.positions)
-        streamed = command.modes != int(CommandMode.EFFORT)
+        # A joint never reported keeps the core's NaN (nothing is sent for it): never commanded here.
+        streamed = (command.modes != int(CommandMode.EFFORT)) & np.isfinite(sample.positions)
         target = np.where(np.isfinite(command.position), command.position, position)
         lead = 10 * self.period  # where the commands lead over the next cycles
         velocity = np.nan_to_num(command.velocity)
