@@ -168,10 +168,10 @@ class CollisionGuard:
         """
         begin, end = float(trajectory.knots[0]), float(trajectory.knots[-1])
         times = np.append(np.arange(begin, end, self.period), end)
-        rows = np.tile(np.asarray(positions, dtype=float), (len(times), 1))
-        for row, t in enumerate(times):
-            rows[row, trajectory.indices] = trajectory.sample_at(float(t))[0]
-        path = np.array([self.configuration(row) for row in rows])
+        rows = np.tile(np.nan_to_num(np.asarray(positions, dtype=float)), (len(times), 1))
+        rows[:, trajectory.indices] = trajectory.positions_at(times)
+        path = np.zeros((len(times), len(self.model.fk.joint_names)))
+        path[:, self._columns[self._driven]] = rows[:, self._driven]
         with self._trajectory_lock:
             verdict = check_path(self.model, path, self.settings.clearance)
         if not verdict.ok and verdict.contact is not None:

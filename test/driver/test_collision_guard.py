@@ -197,3 +197,11 @@ def test_a_joint_never_reported_is_never_commanded(cell: Cell) -> None:
     stopped = cell.guard.filter(command, sample, cell.clock.now, False)
     assert np.isnan(stopped.position[3])
     np.testing.assert_allclose(np.delete(stopped.position, 3), np.delete(at_post, 3))
+
+
+def test_positions_at_many_times_equal_sample_at(cell: Cell) -> None:
+    points = [TrajectoryPoint(1.0, [0.3, -1.2, 0.2, 0, 0, 0, 0]), TrajectoryPoint(2.5, [0.6, -1.0, 0.4, 0.1, 0, 0, 0])]
+    trajectory = cell.core.prepare_trajectory(cell.joints, points)
+    times = np.linspace(-0.5, 3.0, 71)
+    expected = np.array([trajectory.sample_at(float(t))[0] for t in times])
+    np.testing.assert_allclose(trajectory.positions_at(times), expected, rtol=0, atol=1e-12)
