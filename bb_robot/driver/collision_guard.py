@@ -61,8 +61,8 @@ class GuardSettings:
     """
 
     clearance: float = 0.002
-    slowdown_distance: float = 0.05
-    stop_distance: float = 0.01
+    slowdown_distance: float = 0.02
+    stop_distance: float = 0.005
     check_rate: float = 100.0
 
 
@@ -86,8 +86,9 @@ class Verdict:
 def speed_scale(distance: float, ahead: float, settings: GuardSettings) -> float:
     """The scale of streamed speed: 1 beyond ``slowdown_distance``, 0 at ``stop_distance``, smooth between.
 
-    Between the two, ``((d - stop) / (slow - stop))`` squared: the speed falls to nothing as the
-    gap closes, rather than MoveIt's exponential, which never reaches 0.  Motion whose target pose
+    Between the two, ``(d - stop) / (slow - stop)``: the speed is proportional to what is left of
+    the gap, so the gap closes towards the stop distance ever more slowly; MoveIt's exponential
+    never reaches 0, this does, at the stop distance.  Motion whose target pose
     (``ahead``) is no nearer than the current one (``distance``) is not slowed: moving away continues.
 
     Args:
@@ -103,7 +104,7 @@ def speed_scale(distance: float, ahead: float, settings: GuardSettings) -> float
     span = settings.slowdown_distance - settings.stop_distance
     if distance <= settings.stop_distance or span <= 0:
         return 0.0
-    return ((distance - settings.stop_distance) / span) ** 2
+    return (distance - settings.stop_distance) / span
 
 
 class CollisionGuard:
@@ -138,12 +139,17 @@ class CollisionGuard:
         self._columns = np.array([coordinates.get(name, -1) for name in joints], dtype=np.intp)
         self._driven = self._columns >= 0
         self._verdict: Verdict | None = None
+        #: Where the last slowed command sent the position joints (slowed steps continue from there, not
+        #: from a measured position that may lag); ``None`` when the last command was not slowed.
+        self._slowed_from: FloatArray | None = None
         self._heading: tuple[FloatArray, FloatArray] | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
-        # The checker thread's own model: a model's coal transforms are not shared between threads.
+        # The checker thread's own model: a model's coal transforms are not shared between threads;
+        # trajectories (from the action's and the topic's callbacks) take turns with the other one.
         self._thread_model = model.with_allowed(model.disabled)
+        self._trajectory_lock = threading.Lock()
         self.failure = ""
 
     # ------------------------------------------------------------------ configurations
@@ -166,11 +172,12 @@ class CollisionGuard:
         """
         begin, end = float(trajectory.knots[0]), float(trajectory.knots[-1])
         times = np.append(np.arange(begin, end, self.period), end)
-        rows = np.tile(np.asarray(positions, dtype=float), (len(times), 1))
-        for row, t in enumerate(times):
-            rows[row, trajectory.indices] = trajectory.sample_at(float(t))[0]
-        path = np.array([self.configuration(row) for row in rows])
-        verdict = check_path(self.model, path, self.settings.clearance)
+        rows = np.tile(np.nan_to_num(np.asarray(positions, dtype=float)), (len(times), 1))
+        rows[:, trajectory.indices] = trajectory.positions_at(times)
+        path = np.zeros((len(times), len(self.model.fk.joint_names)))
+        path[:, self._columns[self._driven]] = rows[:, self._driven]
+        with self._trajectory_lock:
+            verdict = check_path(self.model, path, self.settings.clearance)
         if not verdict.ok and verdict.contact is not None:
             contact = verdict.contact
             a, b = contact.links
@@ -305,12 +312,14 @@ class CollisionGuard:
             The command, slowed or stopped where needed.
         """
         position = np.nan_to_num(sample.positions)
-        streamed = command.modes != int(CommandMode.EFFORT)
+        # A joint never reported keeps the core's NaN (nothing is sent for it): never commanded here.
+        streamed = (command.modes != int(CommandMode.EFFORT)) & np.isfinite(sample.positions)
         target = np.where(np.isfinite(command.position), command.position, position)
         lead = 10 * self.period  # where the commands lead over the next cycles
         velocity = np.nan_to_num(command.velocity)
         target = np.where(command.modes == int(CommandMode.VELOCITY), position + velocity * lead, target)
         self._heading = (position, target)
+        slowed_from, self._slowed_from = self._slowed_from, None
         if trajectory or not streamed.any():
             return command
         verdict = self._verdict
@@ -322,10 +331,13 @@ class CollisionGuard:
             self._wake.set()
             return self._stopped(command, position, streamed)
         scale = verdict.scale
-        # Position joints move at most the scaled velocity limit this cycle (the scaled step where unlimited).
+        # Position joints move at most the scaled velocity limit this cycle (the scaled step where unlimited),
+        # from where the previous slowed command sent them.
+        base = position if slowed_from is None else np.where(np.isfinite(slowed_from), slowed_from, position)
         step = scale * self._velocity_limits * self.period
-        offset = np.where(np.isfinite(step), np.clip(target - position, -step, step), scale * (target - position))
-        positions = np.where(streamed, position + offset, command.position)
+        offset = np.where(np.isfinite(step), np.clip(target - base, -step, step), scale * (target - base))
+        positions = np.where(streamed, base + offset, command.position)
+        self._slowed_from = np.where(streamed, positions, np.nan)
         positions = np.where(command.modes == int(CommandMode.VELOCITY), command.position, positions)
         return BackendCommand(command.modes, positions, command.velocity * scale, command.acceleration, command.effort)
 

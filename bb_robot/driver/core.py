@@ -320,7 +320,10 @@ class DriverCore:
             source=source,
         )
         if self.trajectory_check is not None:
+            checked_from = self._clock()
             self.trajectory_check(trajectory, positions)
+            if start_ns is None:  # "start now": from when the check ends, not from before it
+                trajectory = replace(trajectory, start_ns=trajectory.start_ns + self._clock() - checked_from)
         return trajectory
 
     def execute(self, trajectory: Trajectory, tolerances: Tolerances | None = None, source: str = "") -> Execution:

@@ -309,7 +309,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec(
         "collision.slowdown_distance",
-        0.05,
+        0.02,
         "Streamed commands slow down when the nearest checked pair is nearer than this (m), unless they move it "
         "apart. Read at configure.",
         type="double",
@@ -318,7 +318,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec(
         "collision.stop_distance",
-        0.01,
+        0.005,
         "Streamed commands stop at this distance (m) unless they move the pair apart. Read at configure.",
         type="double",
         when="configure",

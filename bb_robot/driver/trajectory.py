@@ -126,6 +126,18 @@ class Trajectory:
         acceleration = 2 * c[2] + tau * (6 * c[3] + tau * (12 * c[4] + tau * 20 * c[5]))
         return position, velocity, acceleration
 
+    def positions_at(self, times: FloatArray) -> FloatArray:
+        """Desired positions at many times (seconds from ``start_ns``) at once: ``(len(times), joints)``,
+        clamped to the first and last knot as :meth:`sample_at`."""
+        knots = self.knots
+        t = np.clip(np.asarray(times, dtype=np.float64), float(knots[0]), float(knots[-1]))
+        k = np.clip(np.searchsorted(knots, t, side="right") - 1, 0, len(knots) - 2)
+        tau = (t - knots[k])[:, None]
+        c = self.coeffs[k]
+        return np.asarray(
+            c[:, 0] + tau * (c[:, 1] + tau * (c[:, 2] + tau * (c[:, 3] + tau * (c[:, 4] + tau * c[:, 5]))))
+        )
+
     def point_index(self, now_ns: int) -> int:
         """The point being approached (``FollowJointTrajectory`` feedback ``index``)."""
         t = (now_ns - self.start_ns) * 1e-9

@@ -178,3 +178,30 @@ def test_no_geometry_no_guard() -> None:
         build_guard(plain, ("j",), GuardSettings(), 500.0, log=lambda level, text: logs.append((level, text))) is None
     )
     assert any("no <collision> geometry" in text for _, text in logs)
+
+
+def test_a_joint_never_reported_is_never_commanded(cell: Cell) -> None:
+    # Stopped at the post, a joint without a reported position keeps the core's NaN (nothing is sent).
+    from bb_robot.driver.backends.base import BackendCommand, JointSample
+
+    n = len(cell.joints)
+    at_post = np.array([-math.pi / 2 + 0.08, -math.pi / 2, 0, 0, 0, 0, 0])  # touching it, heading in deeper
+    verdict = cell.guard.measure(at_post, at_post - np.array([0.08, 0, 0, 0, 0, 0, 0]), cell.clock.now)
+    assert verdict.scale == 0.0
+    positions = at_post.copy()
+    positions[3] = np.nan
+    sample = JointSample(positions, np.zeros(n), None, np.zeros(n, dtype=np.int64), cell.clock.now)
+    modes = np.full(n, int(CommandMode.POSITION), dtype=np.int8)
+    command = BackendCommand(modes, at_post - 0.08, np.zeros(n), np.zeros(n), np.full(n, np.nan))
+    command.position[3] = np.nan
+    stopped = cell.guard.filter(command, sample, cell.clock.now, False)
+    assert np.isnan(stopped.position[3])
+    np.testing.assert_allclose(np.delete(stopped.position, 3), np.delete(at_post, 3))
+
+
+def test_positions_at_many_times_equal_sample_at(cell: Cell) -> None:
+    points = [TrajectoryPoint(1.0, [0.3, -1.2, 0.2, 0, 0, 0, 0]), TrajectoryPoint(2.5, [0.6, -1.0, 0.4, 0.1, 0, 0, 0])]
+    trajectory = cell.core.prepare_trajectory(cell.joints, points)
+    times = np.linspace(-0.5, 3.0, 71)
+    expected = np.array([trajectory.sample_at(float(t))[0] for t in times])
+    np.testing.assert_allclose(trajectory.positions_at(times), expected, rtol=0, atol=1e-12)

@@ -58,6 +58,8 @@ def ur3e_driver_parameters(partition: str, rate: float, **overrides: Any) -> dic
         "auto_arm": True,
         "command_timeout": 0.0,
         "rate": rate,
+        # The world's collision meshes are not in the shared corpus (config/worlds/ur3e_world.yaml).
+        "collision.check": False,
         **overrides,
         "gazebo": gazebo,
     }

@@ -46,8 +46,16 @@ def start_robot(start_node: StartNode, namespace: str, *, driver: bool = True) -
         {"model": str(UR3E), "model_dirs": [str(UR3E.parent)], "tip_link": "tool0"}, namespace, node="description"
     )
     if driver:
+        # The corpus has no UR3e collision meshes: the driver runs without collision checking.
         start_node(
-            {"autostart": True, "auto_arm": True, "command_timeout": 0.0, "rate": 200.0, "publish_rate": 50.0},
+            {
+                "autostart": True,
+                "auto_arm": True,
+                "command_timeout": 0.0,
+                "rate": 200.0,
+                "publish_rate": 50.0,
+                "collision.check": False,
+            },
             namespace,
             module="bb_robot.nodes.driver",
             node="driver",
