@@ -41,6 +41,7 @@ import threading
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import assert_never
 
 import numpy as np
