@@ -14,7 +14,7 @@ import math
 import numba
 import numpy as np
 
-from bb_robot.model._frames_numba import _one, _scratch_frames, jacobian_at
+from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, one_decoded
 
 # The damping of the first step, its bounds, and its factors after a step that did not or did lower the cost;
 # the same constants as in bb_robot.model.ik.
@@ -26,6 +26,7 @@ _SCRATCH = 18
 @numba.njit(inline="always", boundscheck=False)
 def _pose_error(
     code: np.ndarray,
+    ints: np.ndarray,
     work: np.ndarray,
     frames: np.ndarray,
     q: np.ndarray,
@@ -41,7 +42,7 @@ def _pose_error(
     Returns the position error (m) and the rotation error (rad, the angle of ``R_target^T R``).
     ``e`` is ``[p_target - p, log(R_target R^T)]`` in the root's frame.
     """
-    _one(code, q, work, frames)
+    one_decoded(code, ints, q, work, frames)
     f = frames[tip]
     for r in range(3):  # the tool pose: F · tool
         point[r] = f[4 * r] * tool[3] + f[4 * r + 1] * tool[7] + f[4 * r + 2] * tool[11] + f[4 * r + 3]
@@ -158,6 +159,7 @@ def attempt(
     rows = 3 if tolerances[1] < 0.0 else 6
     tip = int(spec[0])
     frames = _scratch_frames(code, work)
+    ints = _decode(code)
     s = np.empty(_SCRATCH)
     e = np.empty(6)
     trial_e = np.empty(6)
@@ -169,7 +171,7 @@ def attempt(
     dq = np.empty(n)
     trial = np.empty(n)
     free = np.empty(n, dtype=np.bool_)
-    position, angle = _pose_error(code, work, frames, q, tip, target, tool, e, point, s)
+    position, angle = _pose_error(code, ints, work, frames, q, tip, target, tool, e, point, s)
     jacobian_at(frames, spec, point[0], point[1], point[2], jac)
     cost = 0.0
     for r in range(rows):
@@ -215,7 +217,7 @@ def attempt(
             continue
         for i in range(n):
             trial[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
-        trial_position, trial_angle = _pose_error(code, work, frames, trial, tip, target, tool, trial_e, point, s)
+        trial_position, trial_angle = _pose_error(code, ints, work, frames, trial, tip, target, tool, trial_e, point, s)
         trial_cost = 0.0
         for r in range(rows):
             trial_cost += trial_e[r] * trial_e[r]
