@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import math
 import os
 import sys
@@ -188,7 +189,11 @@ def solvers(path: Path, chain: SerialManipulator, seed: np.ndarray, directory: s
         warnings.simplefilter("ignore", DeprecationWarning)
         robot = rtb.Robot.URDF(without_geometry(path, directory))
     # A link's ETS runs from its parent link and includes its joint: from the first joint's child.
-    ets = robot.ets(chain.joints[0].child_link, chain.tip_link)
+    # Its joints keep their indices in the whole robot, which ik_LM's C++ uses to index q: renumber.
+    items = [copy.deepcopy(et) for et in robot.ets(chain.joints[0].child_link, chain.tip_link)]
+    for index, et in enumerate(et for et in items if et.isjoint):
+        et.jindex = index
+    ets = rtb.ETS(items)
     probe = np.random.default_rng(0).uniform(-1.0, 1.0, chain.dof)
     if ets.n != chain.dof or not np.allclose(ets.eval(probe), chain.end_effector_pose(probe), atol=1e-9):
         raise SystemExit(f"bench_ik: roboticstoolbox's chain {chain.base_link} -> {chain.tip_link} differs from ours")
