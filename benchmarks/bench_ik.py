@@ -261,6 +261,8 @@ def report(results: dict[str, tuple[dict[str, Outcome], str]], count: int, wall:
     table = _common.markdown_table(["robot", "party", "solved", "mean", "median", "p99"], rows, align="llrrrr")
     published = _common.markdown_table(["chain", "solved", "mean"], PUBLISHED, align="lrr")
     lines = [
+        "## Inverse kinematics against TRAC-IK and roboticstoolbox (`benchmarks/bench_ik.py`)",
+        "",
         f"Run {_common.timestamp()}: `python benchmarks/bench_ik.py --count {count}` "
         f"({count:,} targets per robot, {wall:.0f} s).",
         "",
