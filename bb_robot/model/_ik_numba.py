@@ -19,6 +19,12 @@ from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, 
 # The damping of the first step, its bounds, and its factors after a step that did not or did lower the cost;
 # the same constants as in bb_robot.model.ik.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
+_TURN = 2.0 * math.pi
+# An attempt this many tolerances from the target at its last step is converging: it may take as many steps again.
+_NEAR = 100.0
+# A range this much short of a whole turn still counts as one (URDF limits such as ±3.14159); a
+# value wrapped across it then lands at most this far outside and is clamped.
+_TURN_SLACK = 1e-3
 # The scratch floats of _pose_error: the tool rotation (9), the error rotation (9).
 _SCRATCH = 18
 
@@ -152,7 +158,7 @@ def attempt(
         lower: Per joint the lowest value (``-inf`` for none).
         upper: Per joint the highest value.
         tolerances: The position tolerance (m) and the rotation tolerance (rad; negative: position only).
-        max_iterations: At most this many steps.
+        max_iterations: At most this many steps (twice as many while within 100 tolerances of the target).
         stats: Written: position error, rotation error, steps taken, and 1.0 when within the tolerances.
     """
     n = q.shape[0]
@@ -171,6 +177,9 @@ def attempt(
     dq = np.empty(n)
     trial = np.empty(n)
     free = np.empty(n, dtype=np.bool_)
+    turns = np.empty(n, dtype=np.bool_)  # a revolute joint whose range spans a whole turn: it wraps
+    for i in range(n):
+        turns[i] = spec[2 + 2 * i] == 0.0 and upper[i] - lower[i] >= _TURN - _TURN_SLACK
     position, angle = _pose_error(code, ints, work, frames, q, tip, target, tool, e, point, s)
     jacobian_at(frames, spec, point[0], point[1], point[2], jac)
     cost = 0.0
@@ -179,7 +188,14 @@ def attempt(
     damping = _DAMPING
     fresh = True  # the normal equations are for the current q
     steps = 0
-    while not (position <= tolerances[0] and (rows == 3 or angle <= tolerances[1])) and steps < max_iterations:
+    while not (position <= tolerances[0] and (rows == 3 or angle <= tolerances[1])) and (
+        steps < max_iterations
+        or (  # within a hundred tolerances: converging, worth up to twice the steps
+            steps < 2 * max_iterations
+            and position < _NEAR * tolerances[0]
+            and (rows == 3 or angle < _NEAR * tolerances[1])
+        )
+    ):
         steps += 1
         if fresh:
             for i in range(n):
@@ -205,7 +221,12 @@ def attempt(
             solved = _cholesky_solve(m, g, free, dq)
             held = False
             for i in range(n):
-                if solved and free[i] and ((dq[i] > 0.0 and q[i] >= upper[i]) or (dq[i] < 0.0 and q[i] <= lower[i])):
+                if (
+                    solved
+                    and free[i]
+                    and not turns[i]
+                    and ((dq[i] > 0.0 and q[i] >= upper[i]) or (dq[i] < 0.0 and q[i] <= lower[i]))
+                ):
                     free[i] = False
                     held = True
             if not held:
@@ -216,7 +237,13 @@ def attempt(
                 break
             continue
         for i in range(n):
-            trial[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
+            x = q[i] + dq[i]
+            if turns[i]:  # a whole turn back into the range: the same pose
+                if x > upper[i]:
+                    x -= _TURN * math.ceil((x - upper[i]) / _TURN)
+                elif x < lower[i]:
+                    x += _TURN * math.ceil((lower[i] - x) / _TURN)
+            trial[i] = min(max(x, lower[i]), upper[i])
         trial_position, trial_angle = _pose_error(code, ints, work, frames, trial, tip, target, tool, trial_e, point, s)
         trial_cost = 0.0
         for r in range(rows):
