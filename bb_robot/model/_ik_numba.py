@@ -20,8 +20,9 @@ from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, 
 # the same constants as in bb_robot.model.ik.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
 _TURN = 2.0 * math.pi
-# An attempt this many tolerances from the target at its last step is converging: it may take as many steps again.
-_NEAR = 100.0
+# An attempt this many tolerances from the target at its last step is converging: it may take up to
+# _LONGER times the steps (near a singular configuration convergence is slow, but it converges).
+_NEAR, _LONGER = 100.0, 4
 # A range this much short of a whole turn still counts as one (URDF limits such as ±3.14159); a
 # value wrapped across it then lands at most this far outside and is clamped.
 _TURN_SLACK = 1e-3
@@ -158,7 +159,7 @@ def attempt(
         lower: Per joint the lowest value (``-inf`` for none).
         upper: Per joint the highest value.
         tolerances: The position tolerance (m) and the rotation tolerance (rad; negative: position only).
-        max_iterations: At most this many steps (twice as many while within 100 tolerances of the target).
+        max_iterations: At most this many steps (four times as many while within 100 tolerances of the target).
         stats: Written: position error, rotation error, steps taken, and 1.0 when within the tolerances.
     """
     n = q.shape[0]
@@ -190,8 +191,8 @@ def attempt(
     steps = 0
     while not (position <= tolerances[0] and (rows == 3 or angle <= tolerances[1])) and (
         steps < max_iterations
-        or (  # within a hundred tolerances: converging, worth up to twice the steps
-            steps < 2 * max_iterations
+        or (  # within a hundred tolerances: converging, worth up to _LONGER times the steps
+            steps < _LONGER * max_iterations
             and position < _NEAR * tolerances[0]
             and (rows == 3 or angle < _NEAR * tolerances[1])
         )

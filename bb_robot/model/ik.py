@@ -53,7 +53,7 @@ LAST_ROW_TOLERANCE: Final = 1e-9
 # The damping constants (the same in bb_robot.model._ik_numba): first, lowest, highest, factors up and down.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
 # Attempts near the target go on (_NEAR tolerances); revolute ranges this short of a turn still wrap (as in _ik_numba).
-_NEAR, _TURN_SLACK = 100.0, 1e-3
+_NEAR, _LONGER, _TURN_SLACK = 100.0, 4, 1e-3
 _EYE3 = np.eye(3)
 _NO_TOOL = np.eye(4)[:3].ravel()
 _NO_TOOL.flags.writeable = False
@@ -370,7 +370,7 @@ def numpy_attempt(chain: Chain, q: Matrix, request: _Request, deadline: float) -
 
     def more(steps: int, position: float, angle: float) -> bool:  # as _ik_numba.attempt: converging, go on
         near = position < _NEAR * tol_p and (rows == 3 or angle < _NEAR * tol_r)
-        return steps < MAX_ITERATIONS or (steps < 2 * MAX_ITERATIONS and near)
+        return steps < MAX_ITERATIONS or (steps < _LONGER * MAX_ITERATIONS and near)
 
     e, position, angle, jac = _numpy_error(chain, q, request, jacobian=True)
     cost = float(e[:rows] @ e[:rows])
