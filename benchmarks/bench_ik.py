@@ -286,6 +286,8 @@ def report(results: dict[str, tuple[dict[str, Outcome], str]], count: int, wall:
         "TRAC-IK's published results (its README, v1.4.6; another machine, C++ without Python calls):",
         "",
         published,
+        "",
+        f"Load average at the end: {_common.load_average()}.",
     ]
     return "\n".join(lines)
 
