@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import copy
 import math
 import os
 import sys
@@ -188,7 +189,11 @@ def solvers(path: Path, chain: SerialManipulator, seed: np.ndarray, directory: s
         warnings.simplefilter("ignore", DeprecationWarning)
         robot = rtb.Robot.URDF(without_geometry(path, directory))
     # A link's ETS runs from its parent link and includes its joint: from the first joint's child.
-    ets = robot.ets(chain.joints[0].child_link, chain.tip_link)
+    # Its joints keep their indices in the whole robot, which ik_LM's C++ uses to index q: renumber.
+    items = [copy.deepcopy(et) for et in robot.ets(chain.joints[0].child_link, chain.tip_link)]
+    for index, et in enumerate(et for et in items if et.isjoint):
+        et.jindex = index
+    ets = rtb.ETS(items)
     probe = np.random.default_rng(0).uniform(-1.0, 1.0, chain.dof)
     if ets.n != chain.dof or not np.allclose(ets.eval(probe), chain.end_effector_pose(probe), atol=1e-9):
         raise SystemExit(f"bench_ik: roboticstoolbox's chain {chain.base_link} -> {chain.tip_link} differs from ours")
@@ -256,6 +261,8 @@ def report(results: dict[str, tuple[dict[str, Outcome], str]], count: int, wall:
     table = _common.markdown_table(["robot", "party", "solved", "mean", "median", "p99"], rows, align="llrrrr")
     published = _common.markdown_table(["chain", "solved", "mean"], PUBLISHED, align="lrr")
     lines = [
+        "## Inverse kinematics against TRAC-IK and roboticstoolbox (`benchmarks/bench_ik.py`)",
+        "",
         f"Run {_common.timestamp()}: `python benchmarks/bench_ik.py --count {count}` "
         f"({count:,} targets per robot, {wall:.0f} s).",
         "",
@@ -279,6 +286,8 @@ def report(results: dict[str, tuple[dict[str, Outcome], str]], count: int, wall:
         "TRAC-IK's published results (its README, v1.4.6; another machine, C++ without Python calls):",
         "",
         published,
+        "",
+        f"Load average at the end: {_common.load_average()}.",
     ]
     return "\n".join(lines)
 

@@ -148,6 +148,12 @@ def fill_frames(
 @numba.njit(inline="always", boundscheck=False)
 def _one(code: np.ndarray, q: np.ndarray, work: np.ndarray, frames: np.ndarray) -> bool:
     """Write every frame of configuration ``q`` into ``frames`` ``(count, 16)``; ``False`` if ``q`` is not finite."""
+    return one_decoded(code, _decode(code), q, work, frames)
+
+
+@numba.njit(inline="always", boundscheck=False)
+def one_decoded(code: np.ndarray, ints: np.ndarray, q: np.ndarray, work: np.ndarray, frames: np.ndarray) -> bool:
+    """:func:`_one` with the steps' integers already decoded (a caller running many forward passes)."""
     steps = int(code[1])
     slots = int(code[2])
     for x in q:
@@ -162,7 +168,7 @@ def _one(code: np.ndarray, q: np.ndarray, work: np.ndarray, frames: np.ndarray) 
         v[s] = x
         cos[s] = math.cos(x)
         sin[s] = math.sin(x)
-    _forward(code, _decode(code), frames, v, cos, sin)
+    _forward(code, ints, frames, v, cos, sin)
     return True
 
 

@@ -14,11 +14,18 @@ import math
 import numba
 import numpy as np
 
-from bb_robot.model._frames_numba import _one, _scratch_frames, jacobian_at
+from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, one_decoded
 
 # The damping of the first step, its bounds, and its factors after a step that did not or did lower the cost;
 # the same constants as in bb_robot.model.ik.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
+_TURN = 2.0 * math.pi
+# An attempt this many tolerances from the target at its last step is converging: it may take up to
+# _LONGER times the steps (near a singular configuration convergence is slow, but it converges).
+_NEAR, _LONGER = 100.0, 4
+# A range this much short of a whole turn still counts as one (URDF limits such as ±3.14159); a
+# value wrapped across it then lands at most this far outside and is clamped.
+_TURN_SLACK = 1e-3
 # The scratch floats of _pose_error: the tool rotation (9), the error rotation (9).
 _SCRATCH = 18
 
@@ -26,6 +33,7 @@ _SCRATCH = 18
 @numba.njit(inline="always", boundscheck=False)
 def _pose_error(
     code: np.ndarray,
+    ints: np.ndarray,
     work: np.ndarray,
     frames: np.ndarray,
     q: np.ndarray,
@@ -41,7 +49,7 @@ def _pose_error(
     Returns the position error (m) and the rotation error (rad, the angle of ``R_target^T R``).
     ``e`` is ``[p_target - p, log(R_target R^T)]`` in the root's frame.
     """
-    _one(code, q, work, frames)
+    one_decoded(code, ints, q, work, frames)
     f = frames[tip]
     for r in range(3):  # the tool pose: F · tool
         point[r] = f[4 * r] * tool[3] + f[4 * r + 1] * tool[7] + f[4 * r + 2] * tool[11] + f[4 * r + 3]
@@ -151,13 +159,14 @@ def attempt(
         lower: Per joint the lowest value (``-inf`` for none).
         upper: Per joint the highest value.
         tolerances: The position tolerance (m) and the rotation tolerance (rad; negative: position only).
-        max_iterations: At most this many steps.
+        max_iterations: At most this many steps (four times as many while within 100 tolerances of the target).
         stats: Written: position error, rotation error, steps taken, and 1.0 when within the tolerances.
     """
     n = q.shape[0]
     rows = 3 if tolerances[1] < 0.0 else 6
     tip = int(spec[0])
     frames = _scratch_frames(code, work)
+    ints = _decode(code)
     s = np.empty(_SCRATCH)
     e = np.empty(6)
     trial_e = np.empty(6)
@@ -169,7 +178,10 @@ def attempt(
     dq = np.empty(n)
     trial = np.empty(n)
     free = np.empty(n, dtype=np.bool_)
-    position, angle = _pose_error(code, work, frames, q, tip, target, tool, e, point, s)
+    turns = np.empty(n, dtype=np.bool_)  # a revolute joint whose range spans a whole turn: it wraps
+    for i in range(n):
+        turns[i] = spec[2 + 2 * i] == 0.0 and upper[i] - lower[i] >= _TURN - _TURN_SLACK
+    position, angle = _pose_error(code, ints, work, frames, q, tip, target, tool, e, point, s)
     jacobian_at(frames, spec, point[0], point[1], point[2], jac)
     cost = 0.0
     for r in range(rows):
@@ -177,7 +189,14 @@ def attempt(
     damping = _DAMPING
     fresh = True  # the normal equations are for the current q
     steps = 0
-    while not (position <= tolerances[0] and (rows == 3 or angle <= tolerances[1])) and steps < max_iterations:
+    while not (position <= tolerances[0] and (rows == 3 or angle <= tolerances[1])) and (
+        steps < max_iterations
+        or (  # within a hundred tolerances: converging, worth up to _LONGER times the steps
+            steps < _LONGER * max_iterations
+            and position < _NEAR * tolerances[0]
+            and (rows == 3 or angle < _NEAR * tolerances[1])
+        )
+    ):
         steps += 1
         if fresh:
             for i in range(n):
@@ -203,7 +222,12 @@ def attempt(
             solved = _cholesky_solve(m, g, free, dq)
             held = False
             for i in range(n):
-                if solved and free[i] and ((dq[i] > 0.0 and q[i] >= upper[i]) or (dq[i] < 0.0 and q[i] <= lower[i])):
+                if (
+                    solved
+                    and free[i]
+                    and not turns[i]
+                    and ((dq[i] > 0.0 and q[i] >= upper[i]) or (dq[i] < 0.0 and q[i] <= lower[i]))
+                ):
                     free[i] = False
                     held = True
             if not held:
@@ -214,8 +238,14 @@ def attempt(
                 break
             continue
         for i in range(n):
-            trial[i] = min(max(q[i] + dq[i], lower[i]), upper[i])
-        trial_position, trial_angle = _pose_error(code, work, frames, trial, tip, target, tool, trial_e, point, s)
+            x = q[i] + dq[i]
+            if turns[i]:  # a whole turn back into the range: the same pose
+                if x > upper[i]:
+                    x -= _TURN * math.ceil((x - upper[i]) / _TURN)
+                elif x < lower[i]:
+                    x += _TURN * math.ceil((lower[i] - x) / _TURN)
+            trial[i] = min(max(x, lower[i]), upper[i])
+        trial_position, trial_angle = _pose_error(code, ints, work, frames, trial, tip, target, tool, trial_e, point, s)
         trial_cost = 0.0
         for r in range(rows):
             trial_cost += trial_e[r] * trial_e[r]

@@ -52,6 +52,8 @@ ORTHONORMAL_TOLERANCE: Final = 1e-6
 LAST_ROW_TOLERANCE: Final = 1e-9
 # The damping constants (the same in bb_robot.model._ik_numba): first, lowest, highest, factors up and down.
 _DAMPING, _DAMPING_MIN, _DAMPING_MAX, _UP, _DOWN = 1e-1, 1e-12, 1e3, 3.0, 0.4
+# Attempts near the target go on (_NEAR tolerances); revolute ranges this short of a turn still wrap (as in _ik_numba).
+_NEAR, _LONGER, _TURN_SLACK = 100.0, 4, 1e-3
 _EYE3 = np.eye(3)
 _NO_TOOL = np.eye(4)[:3].ravel()
 _NO_TOOL.flags.writeable = False
@@ -366,12 +368,18 @@ def numpy_attempt(chain: Chain, q: Matrix, request: _Request, deadline: float) -
     def solved(position: float, angle: float) -> bool:
         return position <= tol_p and (rows == 3 or angle <= tol_r)
 
+    def more(steps: int, position: float, angle: float) -> bool:  # as _ik_numba.attempt: converging, go on
+        near = position < _NEAR * tol_p and (rows == 3 or angle < _NEAR * tol_r)
+        return steps < MAX_ITERATIONS or (steps < _LONGER * MAX_ITERATIONS and near)
+
     e, position, angle, jac = _numpy_error(chain, q, request, jacobian=True)
     cost = float(e[:rows] @ e[:rows])
     damping, steps, fresh = _DAMPING, 0, True
     a = g = np.zeros(0)
     n = len(q)
-    while not solved(position, angle) and steps < MAX_ITERATIONS and time.perf_counter() < deadline:
+    span = request.upper - request.lower
+    turns = chain.revolute & (span >= 2.0 * math.pi - _TURN_SLACK)  # these wrap by whole turns
+    while not solved(position, angle) and more(steps, position, angle) and time.perf_counter() < deadline:
         steps += 1
         if fresh:
             a, g = jac[:rows].T @ jac[:rows], jac[:rows].T @ e[:rows]
@@ -382,11 +390,17 @@ def numpy_attempt(chain: Chain, q: Matrix, request: _Request, deadline: float) -
             sub = a[np.ix_(free, free)] + damping * np.eye(int(free.sum()))
             dq[:] = 0.0
             dq[free] = np.linalg.solve(sub, g[free])
-            held = free & (((dq > 0.0) & (q >= request.upper)) | ((dq < 0.0) & (q <= request.lower)))
+            held = free & ~turns & (((dq > 0.0) & (q >= request.upper)) | ((dq < 0.0) & (q <= request.lower)))
             if not held.any():
                 break
             free &= ~held
-        trial = np.clip(q + dq, request.lower, request.upper)
+        trial = q + dq
+        if turns.any():  # a whole turn back into the range: the same pose
+            over = turns & (trial > request.upper)
+            under = turns & (trial < request.lower)
+            trial[over] -= 2.0 * math.pi * np.ceil((trial[over] - request.upper[over]) / (2.0 * math.pi))
+            trial[under] += 2.0 * math.pi * np.ceil((request.lower[under] - trial[under]) / (2.0 * math.pi))
+        trial = np.minimum(np.maximum(trial, request.lower), request.upper)
         trial_e, trial_position, trial_angle, _ = _numpy_error(chain, trial, request, jacobian=False)
         trial_cost = float(trial_e[:rows] @ trial_e[:rows])
         if trial_cost < cost:

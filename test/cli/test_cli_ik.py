@@ -93,6 +93,23 @@ def test_solves_a_pose_given_as_roll_pitch_yaw_and_prints_a_table(run_cli: RunCl
     assert np.linalg.norm(arm.pose(values).translation - target.translation) <= 1e-5
 
 
+def test_a_chain_from_another_base(run_cli: RunCli, arm: Arm) -> None:
+    q = np.array([0.4, -0.6, 1.1, 0.3, -0.8, 0.5])
+    shoulder = arm.model.getFrameId("shoulder_link")
+    target = arm.pose(q)
+    relative = arm.data.oMf[shoulder].inverse() * target  # the chain's base frame: shoulder_link
+    quat = pin.Quaternion(relative.rotation)
+    result = run_cli(
+        "ik", BB_ARM, "--base", "shoulder_link", "--tip", "tcp", "--xyz", *map(_text, relative.translation),
+        "--quat", *map(_text, (quat.x, quat.y, quat.z, quat.w)),
+        "--json", "--random-seed", "2",
+    )  # fmt: skip
+    assert result.returncode == 0, result
+    data = result.json()
+    assert data["base"] == "shoulder_link" and list(data["joints"]) == list(JOINTS[1:])
+    _check(arm, {"shoulder_pan_joint": float(q[0]), **data["joints"]}, target)
+
+
 def test_position_only_without_an_orientation(run_cli: RunCli, arm: Arm) -> None:
     target = arm.pose(np.array([0.2, 0.3, 0.9, -0.4, 0.6, 0.0]))
     result = run_cli("ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation), "--json")
