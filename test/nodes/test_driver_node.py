@@ -672,7 +672,8 @@ def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
     """With collision checking (the default): a goal into the arm itself is refused before it moves
     anything, naming the pair and the time; one clear of it is executed; /diagnostics names the
     nearest pair."""
-    driver = start(probe, start_node, **{"collision.check": True})
+    # A slow-down distance of 10 cm: /diagnostics names the nearest pair within twice that.
+    driver = start(probe, start_node, **{"collision.check": True, "collision.slowdown_distance": 0.1})
     driver.wait_active()
     assert "allowed-collision matrix from" in driver.node.log() and "bb_arm.srdf" in driver.node.log()
     start_state = driver.positions()
