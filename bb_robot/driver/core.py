@@ -56,6 +56,7 @@ from bb_robot.driver.inbox import (
     ExecuteTrajectory,
     HoldAll,
     InboxMessage,
+    ServoInput,
     SetLimits,
     SetRobot,
     SubmitCommand,
@@ -63,6 +64,7 @@ from bb_robot.driver.inbox import (
 from bb_robot.driver.limits import JointLimitTable
 from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
 from bb_robot.driver.samples import SampleFanout, SampleListener, freshness
+from bb_robot.driver.servo import PREEMPTED, Servo
 from bb_robot.driver.setpoints import TRAJECTORY, Setpoints
 from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
 from bb_robot.driver.staleness import StaleWatch
@@ -150,6 +152,7 @@ class DriverCore:
         #: prepared trajectory, the other slow or stop each cycle's command (without waiting).
         self.trajectory_check: Callable[[Trajectory, FloatArray], None] | None = None
         self.command_filter: Callable[[BackendCommand, JointSample, int, bool], BackendCommand] | None = None
+        self.servo: Servo | None = None  #: The Cartesian servo (bb_robot.driver.servo), set before the loop starts.
 
     # ------------------------------------------------------------------ helpers
     def _log(self, level: str, text: str) -> None:
@@ -248,13 +251,13 @@ class DriverCore:
         return self._thread is not None and self._thread.is_alive()
 
     # --------------------------------------------------- entry points (any thread)
-    def submit(self, command: JointCommand) -> None:
+    def submit(self, command: JointCommand | ServoInput) -> None:
         """Queue a checked command for the next cycle; raises :class:`CommandRejected` when the
         driver is inactive or not armed."""
         with self._lock:
             self._check_accepting()
             self._last_command_ns = command.received_ns
-            self._inbox.append(SubmitCommand(command))
+            self._inbox.append(SubmitCommand(command) if isinstance(command, JointCommand) else command)
             immediate = self.settings.immediate_commands
         if immediate and self.running:
             self._dispatch()
@@ -511,6 +514,9 @@ class DriverCore:
                 self._apply_limits(limits)
             case SetRobot(robot=robot):
                 self.backend.set_robot(robot)
+            case ServoInput():  # taken when armed with a sample; a trajectory on the servo's joints ends
+                if self.servo is not None and self.servo.take(message, self._setpoints, sample, self):
+                    self._end_execution(PREEMPTED, sample, now, hold_final=False)
             case _:
                 assert_never(message)
 
@@ -635,7 +641,7 @@ class DriverCore:
     # ---------------------------------------------------------- the command
     def _command(self, sample: JointSample, now: int) -> BackendCommand:
         period = self._loop.period_ns * 1e-9 if self._loop is not None else 0.002
-        command = self._setpoints.command(sample, now, self._execution, period)
+        command = self._setpoints.command(sample, now, self._execution, period, self.servo)
         if self.command_filter is not None:
             command = self.command_filter(command, sample, now, self._execution is not None)
         return command
