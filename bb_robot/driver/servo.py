@@ -79,6 +79,9 @@ LogFunction = Callable[[str, str], None]
 PREEMPTED = Outcome("aborted", INVALID_GOAL, "preempted by a servo input")
 #: Below this joint speed (rad/s or m/s) a stopping servo counts as still.
 STILL = 1e-6
+#: Time constant (s) of the first-order smoothing of the wanted tool velocity: the acceleration
+#: rises over a few hundredths of a second instead of jumping, which a lagging arm follows closely.
+SMOOTHING = 0.05
 #: The joint-limit scale reaches 0 at this fraction of the margin from the command range's end.
 LIMIT_STOP_FRACTION = 0.05
 
@@ -335,18 +338,20 @@ class Servo:
         settings = self.settings
         measured = np.where(np.isfinite(sample.positions[i]), sample.positions[i], self._q)
         current = self.chain.end_effector_pose(measured)
-        wanted = self._wanted(current, now, settings)
+        wanted, correction = self._wanted(current, now, settings)
         twist = self._ramp(wanted, period, settings)
         jacobian = self._jacobian(self._q)
         measure = self.measure(self._q)
-        qd = self._solve(jacobian, twist[: self.rows], measure, settings)
-        scale, why = self._scale(qd, measure, settings)
-        qd = self._limit(qd * scale, period, settings)
+        free = self._solve(jacobian, (twist + correction)[: self.rows], measure, settings)
+        scale, why = self._scale(free, measure, settings)
+        qd = self._limit(free * scale, period, settings)
         self._q = np.clip(self._q + qd * period, self.lower, self.upper)
         self._qd = qd
-        applied = np.zeros(6)
-        applied[: self.rows] = jacobian @ qd
-        self._advance(applied, period)
+        # The reference advances by the commanded twist as far as the limits let it (never by the
+        # correction, else the correction would chase itself).
+        size = float(free @ free)
+        kept = min(max(float(qd @ free) / size, 0.0), 1.0) if size > 0.0 else 0.0
+        self._advance(twist * kept, period)
         still = float(np.abs(qd).max()) < STILL and not twist.any()
         if self._input is None and still:
             setpoints.hold[i] = self._q
@@ -358,8 +363,8 @@ class Servo:
             setpoints.feedforward[i] = qd
         self._report(scale, why, measure)
 
-    def _wanted(self, current: FloatArray, now: int, settings: ServoSettings) -> FloatArray:
-        """Step 1: the tool velocity wanted this cycle (base axes)."""
+    def _wanted(self, current: FloatArray, now: int, settings: ServoSettings) -> tuple[FloatArray, FloatArray]:
+        """Step 1: the tool velocity wanted this cycle and the closed-loop correction (base axes)."""
         message = self._input
         timeout = settings.command_timeout
         if message is not None and message.kind == "twist" and now - message.received_ns > timeout * 1e9:
@@ -368,7 +373,7 @@ class Servo:
         wanted = np.zeros(6)
         if message is None:
             self._reference = None  # decelerating to a stop: a new twist starts from the measured pose
-            return wanted
+            return wanted, np.zeros(6)
         if message.kind == "twist":
             rotation = self._frame_pose(message.frame, self._q)[:3, :3]
             wanted[:3] = rotation @ message.values[:3]
@@ -376,7 +381,7 @@ class Servo:
             wanted *= self._speed_factor(wanted, settings)
             if self._reference is None:
                 self._reference = current.copy()
-            return wanted + self._correction(current, settings)
+            return wanted, self._correction(current, settings)
         error = pose_error(message.values, current)
         for part, top, accel in (
             (slice(0, 3), settings.max_linear_speed, settings.max_linear_acceleration),
@@ -386,7 +391,7 @@ class Servo:
             if distance > 0.0:
                 speed = min(top, math.sqrt(2.0 * accel * distance) * 0.9, settings.gain * distance)
                 wanted[part] = error[part] * (speed / distance)
-        return wanted
+        return wanted, np.zeros(6)
 
     @staticmethod
     def _speed_factor(twist: FloatArray, settings: ServoSettings) -> float:
@@ -415,8 +420,9 @@ class Servo:
         reference[:3, :3] = rotation_matrix(applied[3:] * period) @ reference[:3, :3]
 
     def _ramp(self, wanted: FloatArray, period: float, settings: ServoSettings) -> FloatArray:
-        """Step 2: the tool velocity, changed by at most the tool accelerations."""
-        change = wanted - self._twist
+        """Step 2: the tool velocity, smoothed (:data:`SMOOTHING`) and changed by at most the tool accelerations."""
+        stopping = not wanted.any()  # a stop brakes at the accelerations, unsmoothed (it ends in finite time)
+        change = (wanted - self._twist) * (1.0 if stopping else min(period / SMOOTHING, 1.0))
         for part, accel in (
             (slice(0, 3), settings.max_linear_acceleration),
             (slice(3, 6), settings.max_angular_acceleration),
