@@ -31,7 +31,7 @@ from bb_robot.driver.servo_inputs import (
     stop_input,
 )
 from bb_robot.model.robot import Robot
-from bb_robot.nodes.driver_commands import Warn, resolve
+from bb_robot.nodes.driver_commands import Warn, destroy_subscriptions, resolve
 from bb_robot.ros.qos import DEFAULT_QOS
 
 
@@ -132,11 +132,7 @@ class ServoInputs:
     def close(self) -> None:
         """Destroy the subscriptions (never raises)."""
         subscriptions, self._subscriptions = self._subscriptions, []
-        for subscription in subscriptions:
-            try:
-                self._node.destroy_subscription(subscription)
-            except Exception:  # noqa: BLE001 - best effort while releasing
-                pass
+        destroy_subscriptions(self._node, subscriptions)
 
 
 def servo_status(node: str, servo: Servo | None, off_reason: str, hardware: str) -> DiagnosticStatus:
