@@ -91,7 +91,8 @@ SERVO_PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         "servo.frame_prefix",
         "",
-        "The description's frame prefix: frame ids may name links with it or without it.",
+        "The description's frame prefix: frame ids may name links with it or without it. Empty: the "
+        "driver's namespace (as bb-robot up and bb_arm_pair set the description's frame_prefix).",
     ),
     _spec("max_linear_speed", 0.25, "The tool point's top speed (m/s); a faster twist is scaled down.", 0.001, 10.0),
     _spec("max_angular_speed", 1.0, "The tool's top angular speed (rad/s).", 0.001, 50.0),

@@ -57,7 +57,6 @@ from bb_robot.driver.model import (
 )
 from bb_robot.driver.restarts import record_start
 from bb_robot.driver.servo import Servo
-from bb_robot.driver.servo_inputs import SERVO_PARAMETERS, servo_settings
 from bb_robot.driver.skips import SkipWindow
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
@@ -66,7 +65,7 @@ from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers
-from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status
+from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status, settings_from
 from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
 from bb_robot.ros.backend_host import RosBackendHost
@@ -334,7 +333,10 @@ class DriverNode(LifecycleNode):
         )
         prefix = (parameters.text("robot_name") or session.robot.name).strip("/")
         session.commands = CommandInputs(self, prefix, core, session.validator, self._warn)
-        session.servo, session.servo_off = make_servo(parameters.value, loaded.robot, limits, session.guard, self._log)
+        namespace = self.get_namespace()
+        session.servo, session.servo_off = make_servo(
+            parameters.value, loaded.robot, limits, session.guard, self._log, namespace
+        )
         if session.servo is not None:
             core.servo = session.servo
             session.servo_inputs = ServoInputs(self, core, session.servo, self._warn)
@@ -524,7 +526,7 @@ class DriverNode(LifecycleNode):
                 session.publishers.publish_limits(limits)
             self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in joints))
         if session.servo is not None and any(n.startswith("servo.") for n in names):
-            session.servo.use_settings(servo_settings({s.name: self._params.value(s.name) for s in SERVO_PARAMETERS}))
+            session.servo.use_settings(settings_from(self._params.value, self.get_namespace()))
         if "publish_rate" in names and session.timers:
             self._start_publish_timer(session)
         if "action_monitor_rate" in names and session.action is not None:

@@ -7,6 +7,7 @@ rate-limited warning (topic and field) and the tool decelerates as for a stale i
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable
 
@@ -25,6 +26,7 @@ from bb_robot.driver.servo_inputs import (
     SERVO_PARAMETERS,
     ServoError,
     ServoInputError,
+    ServoSettings,
     check_pose,
     check_twist,
     servo_settings,
@@ -35,12 +37,29 @@ from bb_robot.nodes.driver_commands import Warn, destroy_subscriptions, resolve
 from bb_robot.ros.qos import DEFAULT_QOS
 
 
+def settings_from(value: Callable[[str], object], namespace: str) -> ServoSettings:
+    """The servo's settings from the ``servo.*`` parameters (an empty frame prefix: the namespace).
+
+    Args:
+        value: a parameter's value by name.
+        namespace: the node's namespace.
+
+    Returns:
+        The settings.
+    """
+    settings = servo_settings({spec.name: value(spec.name) for spec in SERVO_PARAMETERS})
+    if not settings.frame_prefix and namespace.strip("/"):
+        settings = dataclasses.replace(settings, frame_prefix=namespace.strip("/"))
+    return settings
+
+
 def make_servo(
     value: Callable[[str], object],
     robot: Robot,
     limits: JointLimitTable,
     guard: CollisionGuard | None,
     log: Callable[[str, str], None],
+    namespace: str = "",
 ) -> tuple[Servo | None, str]:
     """The session's servo from the ``servo.*`` parameters, or why there is none.
 
@@ -50,6 +69,8 @@ def make_servo(
         limits: the driven joints' effective limits.
         guard: the collision guard, whose proximity scale the servo applies.
         log: the driver's log.
+        namespace: the node's namespace: the frame prefix when ``servo.frame_prefix`` is empty
+            (as ``bb-robot up`` and bb_arm_pair set the description's ``frame_prefix``).
 
     Returns:
         ``(servo, "")`` or ``(None, reason)``.
@@ -59,7 +80,7 @@ def make_servo(
     """
     if not value("servo.enable"):
         return None, "servo.enable is false"
-    settings = servo_settings({spec.name: value(spec.name) for spec in SERVO_PARAMETERS})
+    settings = settings_from(value, namespace)
 
     def proximity() -> float:
         verdict = guard.verdict if guard is not None else None
