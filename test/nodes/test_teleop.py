@@ -56,7 +56,7 @@ class Terminal:
         if self.process.poll() is None:
             self.type("q")
             try:
-                self.process.wait(5.0)
+                self.process.wait(30.0)  # a loaded machine may take a while to shut rclpy down
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(5.0)
