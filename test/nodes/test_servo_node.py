@@ -179,3 +179,17 @@ def test_twists_and_poses_move_the_tool_through_the_backend_and_bad_input_is_rej
     status = servo_status(diagnostics)
     values = {kv.key: kv.value for kv in status.values}
     assert values["input"] == "pose" and values["chain"] == "base_link -> tcp (6 joints)"
+
+
+def test_the_frame_prefix_defaults_to_the_drivers_namespace() -> None:
+    from bb_robot.driver.servo_inputs import SERVO_PARAMETERS, FrameNames
+    from bb_robot.nodes.driver_servo import settings_from
+
+    values: dict[str, object] = {spec.name: spec.default for spec in SERVO_PARAMETERS}
+    settings = settings_from(values.__getitem__, "/left")
+    frames = FrameNames(load_urdf(BB_ARM).links, "base_link", settings.frame_prefix)
+    assert frames.resolve("left/tcp") == "tcp" and frames.resolve("tcp") == "tcp"
+    assert frames.resolve("right/tcp") is None
+    values["servo.frame_prefix"] = "arm1/"
+    assert settings_from(values.__getitem__, "/left").frame_prefix == "arm1/"
+    assert settings_from({**values, "servo.frame_prefix": ""}.__getitem__, "").frame_prefix == ""
