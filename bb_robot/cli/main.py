@@ -18,7 +18,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from bb_robot.cli import chain, check, collisions, convert, fk, ik, show, tree, up
+from bb_robot.cli import chain, check, collisions, convert, fk, ik, show, teleop, tree, up
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
 from bb_robot.cli.show import default_tip, format_tree
 from bb_robot.errors import BbRobotError
@@ -26,7 +26,7 @@ from bb_robot.model import compiled
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_USAGE", "build_parser", "default_tip", "format_tree", "main"]
 
-COMMANDS = (up, show, check, tree, convert, chain, fk, ik, collisions)
+COMMANDS = (up, teleop, show, check, tree, convert, chain, fk, ik, collisions)
 
 
 def build_parser() -> argparse.ArgumentParser:

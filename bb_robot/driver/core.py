@@ -57,6 +57,7 @@ from bb_robot.driver.inbox import (
     ExecuteTrajectory,
     HoldAll,
     InboxMessage,
+    ServoInput,
     SetLimits,
     SetRobot,
     SubmitCommand,
@@ -64,11 +65,13 @@ from bb_robot.driver.inbox import (
 from bb_robot.driver.limits import JointLimitTable
 from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
 from bb_robot.driver.samples import SampleFanout, SampleListener, freshness
+from bb_robot.driver.servo import PREEMPTED, Servo
 from bb_robot.driver.setpoints import TRAJECTORY, Setpoints
 from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
 from bb_robot.driver.staleness import StaleWatch
 from bb_robot.driver.tolerances import Outcome, Tolerances
 from bb_robot.driver.trajectory import Trajectory, TrajectoryPoint, build_trajectory
+from bb_robot.driver.watchdog import watchdog_trip
 from bb_robot.model.robot import Robot
 
 __all__ = [
@@ -151,6 +154,7 @@ class DriverCore:
         #: prepared trajectory, the other slow or stop each cycle's command (without waiting).
         self.trajectory_check: Callable[[Trajectory, FloatArray], None] | None = None
         self.command_filter: Callable[[BackendCommand, JointSample, int, bool], BackendCommand] | None = None
+        self.servo: Servo | None = None  #: The Cartesian servo (bb_robot.driver.servo), set before the loop starts.
 
     # ------------------------------------------------------------------ helpers
     def _log(self, level: str, text: str) -> None:
@@ -249,13 +253,13 @@ class DriverCore:
         return self._thread is not None and self._thread.is_alive()
 
     # --------------------------------------------------- entry points (any thread)
-    def submit(self, command: JointCommand) -> None:
+    def submit(self, command: JointCommand | ServoInput) -> None:
         """Queue a checked command for the next cycle; raises :class:`CommandRejected` when the
         driver is inactive or not armed."""
         with self._lock:
             self._check_accepting()
             self._last_command_ns = command.received_ns
-            self._inbox.append(SubmitCommand(command))
+            self._inbox.append(SubmitCommand(command) if isinstance(command, JointCommand) else command)
             immediate = self.settings.immediate_commands
         if immediate and self.running:
             self._dispatch()
@@ -515,6 +519,9 @@ class DriverCore:
                 self._apply_limits(limits)
             case SetRobot(robot=robot):
                 self.backend.set_robot(robot)
+            case ServoInput():  # taken when armed with a sample; a trajectory on the servo's joints ends
+                if self.servo is not None and self.servo.take(message, self._setpoints, sample, self):
+                    self._end_execution(PREEMPTED, sample, now, hold_final=False)
             case _:
                 assert_never(message)
 
@@ -593,27 +600,20 @@ class DriverCore:
             self._log("warning", f"backend '{self.backend.name}' failed to {'arm' if armed else 'disarm'}: {error!r}")
 
     def _watchdog(self, settings: CoreSettings, last_command: int | None, sample: JointSample, now: int) -> None:
-        timeout = settings.command_timeout
-        if timeout <= 0 or self._watchdog_tripped or self._execution is not None:
+        if self._watchdog_tripped or self._execution is not None:
             return
-        masks = self._setpoints.masks()
-        commanded = masks.pos | masks.vel | masks.eff
-        if not commanded.any():
-            return
-        age = (now - last_command) * 1e-9 if last_command is not None else None
-        if age is not None and age < timeout:
+        trip = watchdog_trip(settings.command_timeout, self._setpoints.masks(), last_command, sample.velocities, now)
+        if trip is None:
             return
         self._watchdog_tripped = True
-        moving = (np.abs(np.nan_to_num(sample.velocities)) > 1e-3) | masks.vel | masks.eff
-        what = f"no command for {timeout:g} s (command_timeout)"
         if settings.watchdog_action == "disarm":
             with self._lock:
-                self.arming.disarm(f"watchdog: {what}")
-            self._log("warning", f"watchdog: {what}: disarming")
+                self.arming.disarm(f"watchdog: {trip.what}")
+            self._log("warning", f"watchdog: {trip.what}: disarming")
             self._on_arming_changed(False, sample, now)
         else:
-            self._setpoints.hold_joints(np.flatnonzero(commanded), sample)
-            self._log("warning" if moving[commanded].any() else "debug", f"watchdog: {what}: holding position")
+            self._setpoints.hold_joints(trip.commanded, sample)
+            self._log("warning" if trip.moving else "debug", f"watchdog: {trip.what}: holding position")
 
     def _check_stale(self, settings: CoreSettings, sample: JointSample, now: int) -> None:
         """Take ``stale_action`` on the cycle a joint goes stale (:mod:`bb_robot.driver.staleness`)."""
@@ -639,7 +639,7 @@ class DriverCore:
     # ---------------------------------------------------------- the command
     def _command(self, sample: JointSample, now: int) -> BackendCommand:
         period = self._loop.period_ns * 1e-9 if self._loop is not None else 0.002
-        command = self._setpoints.command(sample, now, self._execution, period)
+        command = self._setpoints.command(sample, now, self._execution, period, self.servo)
         if self.command_filter is not None:
             command = self.command_filter(command, sample, now, self._execution is not None)
         return command

@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+import numpy.typing as npt
+
 from bb_robot.driver.commands import JointCommand
 from bb_robot.driver.execution import Execution
 from bb_robot.driver.limits import JointLimitTable
@@ -60,4 +63,20 @@ class SetRobot:
     robot: Robot
 
 
-InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot
+@dataclass(frozen=True, eq=False)
+class ServoInput:
+    """A checked input of the servo (:mod:`bb_robot.driver.servo`).
+
+    ``kind`` is ``"twist"`` (``values``: linear then angular velocity in ``frame``'s axes, of
+    the tip point), ``"pose"`` (``values``: the 4x4 target in ``frame``) or ``"stop"`` (decelerate
+    to a stop; ``frame`` holds the reason).  ``frame`` is a link name of the robot.
+    """
+
+    kind: str
+    frame: str
+    values: npt.NDArray[np.float64]
+    received_ns: int
+    source: str
+
+
+InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot | ServoInput

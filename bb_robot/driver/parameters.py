@@ -25,6 +25,7 @@ import re
 from collections.abc import Iterable
 
 from bb_robot.common.parameters import ParameterSpec
+from bb_robot.driver.servo_inputs import SERVO_PARAMETERS
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
@@ -333,6 +334,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         when="configure",
         range=(1.0, 10000.0),
     ),
+    *SERVO_PARAMETERS,  # the Cartesian servo (docs/nodes/servo.md)
 )
 
 #: Declared at configure for each driven joint; ``<joint>`` stands for its name.

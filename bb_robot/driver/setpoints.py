@@ -6,6 +6,8 @@ the core's cycle lock): it is never touched by two threads at once.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 import numpy.typing as npt
 
@@ -23,7 +25,16 @@ STALL_ALLOWANCE = 0.1
 
 #: Internal mode of a joint driven by the active trajectory.
 TRAJECTORY = 4
-MODE_LABELS = {**{int(m): name for m, name in MODE_NAMES.items()}, TRAJECTORY: "trajectory"}
+#: Internal mode of a joint driven by the servo (a position target with velocity feed-forward).
+SERVO = 5
+MODE_LABELS = {**{int(m): name for m, name in MODE_NAMES.items()}, TRAJECTORY: "trajectory", SERVO: "servo"}
+
+
+class Streamer(Protocol):
+    """What moves the :data:`SERVO` joints each cycle (:class:`bb_robot.driver.servo.Servo`)."""
+
+    def update(self, setpoints: Setpoints, sample: JointSample, now: int, period: float) -> None:
+        """Set ``setpoints.targets`` and ``setpoints.feedforward`` of the servo's joints for this cycle."""
 
 
 class ModeMasks:
@@ -39,10 +50,11 @@ class ModeMasks:
         self.vel = modes == int(CommandMode.VELOCITY)
         self.eff = modes == int(CommandMode.EFFORT)
         self.traj = modes == TRAJECTORY
+        self.servo = modes == SERVO
         self.any_hold, self.any_vel = bool(self.hold.any()), bool(self.vel.any())
         self.any_eff, self.any_traj = bool(self.eff.any()), bool(self.traj.any())
-        self.position_like = self.hold | self.pos | self.traj
-        self.backend_modes = np.where(self.traj, np.int8(CommandMode.POSITION), modes).astype(np.int8)
+        self.position_like = self.hold | self.pos | self.traj | self.servo
+        self.backend_modes = np.where(self.traj | self.servo, np.int8(CommandMode.POSITION), modes).astype(np.int8)
         self.labels = tuple(MODE_LABELS[int(m)] for m in modes)
 
 
@@ -61,6 +73,8 @@ class Setpoints:
         self.use_limits(limits)
         self.modes = np.full(count, int(CommandMode.HOLD), dtype=np.int8)
         self.targets = np.zeros(count)
+        #: Velocity feed-forward of the :data:`SERVO` joints.
+        self.feedforward = np.zeros(count)
         #: Hold positions (NaN: hold where the joint is next reported).
         self.hold = np.full(count, np.nan)
         self._masks: ModeMasks | None = None
@@ -112,6 +126,7 @@ class Setpoints:
         now: int,
         execution: Execution | None,
         period: float,
+        servo: Streamer | None = None,
     ) -> BackendCommand:
         """This cycle's command, within the limits (the trajectory's feedback is updated on the way).
 
@@ -120,6 +135,7 @@ class Setpoints:
             now: The cycle's time (monotonic ns).
             execution: The active trajectory, if any.
             period: The loop period (seconds), for :meth:`stoppable`.
+            servo: What moves the :data:`SERVO` joints (first, when there are any).
 
         Returns:
             The command for the backend.
@@ -127,6 +143,9 @@ class Setpoints:
         n = len(self.modes)
         limits, lower, upper = self.limits, self.lower, self.upper
         masks = self.masks()
+        if servo is not None:
+            servo.update(self, sample, now, period)
+            masks = self.masks()  # the servo may have handed its joints back (hold)
         if masks.any_hold:
             # A joint whose position was never reported keeps no hold target (NaN reaches the
             # backend, which sends nothing for it) until its position is known: holding it at 0
@@ -138,6 +157,7 @@ class Setpoints:
         velocity = np.zeros(n)
         acceleration = np.zeros(n)
         effort = np.full(n, np.nan)
+        velocity[masks.servo] = self.feedforward[masks.servo]
         if masks.any_vel:
             vel = masks.vel
             velocity[vel] = self.stoppable(

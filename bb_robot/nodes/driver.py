@@ -56,6 +56,7 @@ from bb_robot.driver.model import (
     mimic_sources,
 )
 from bb_robot.driver.restarts import record_start
+from bb_robot.driver.servo import Servo
 from bb_robot.driver.skips import SkipWindow
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
@@ -64,6 +65,7 @@ from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers
+from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status, settings_from
 from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
 from bb_robot.ros.backend_host import RosBackendHost
@@ -129,6 +131,10 @@ class Session:
     validator: CommandValidator | None = None
     #: The session's ROS interfaces.
     commands: CommandInputs | None = None
+    #: The Cartesian servo (``servo.*``; docs/nodes/servo.md), its inputs, or why there is none.
+    servo: Servo | None = None
+    servo_inputs: ServoInputs | None = None
+    servo_off: str = ""
     action: TrajectoryAction | None = None
     publishers: JointStatePublishers | None = None
     services: list[Service] = field(default_factory=list)
@@ -327,6 +333,13 @@ class DriverNode(LifecycleNode):
         )
         prefix = (parameters.text("robot_name") or session.robot.name).strip("/")
         session.commands = CommandInputs(self, prefix, core, session.validator, self._warn)
+        namespace = self.get_namespace()
+        session.servo, session.servo_off = make_servo(
+            parameters.value, loaded.robot, limits, session.guard, self._log, namespace
+        )
+        if session.servo is not None:
+            core.servo = session.servo
+            session.servo_inputs = ServoInputs(self, core, session.servo, self._warn)
         session.publishers = JointStatePublishers(self, prefix, joints, model.mimic)
         session.services = [
             self.create_service(Trigger, "~/arm", lambda request, response: self._arming("arm", response)),
@@ -451,6 +464,8 @@ class DriverNode(LifecycleNode):
             session.action.close()  # ends the goals of this session (the core is being released)
         if session.commands is not None:
             session.commands.close()
+        if session.servo_inputs is not None:
+            session.servo_inputs.close()
         if session.publishers is not None:
             session.publishers.close()  # (not while a backend thread publishes a sample)
         for service in session.services:
@@ -503,11 +518,15 @@ class DriverNode(LifecycleNode):
             limits = self._effective_limits(session)
             core.set_limits(limits)
             session.validator.update(limits)
+            if session.servo is not None:
+                session.servo.use_limits(limits)
             if names & session.bound.keys() and session.robot is not None:
                 core.set_robot(session.robot)
             if session.publishers is not None:
                 session.publishers.publish_limits(limits)
             self.get_logger().info("joint limits now: " + "; ".join(limits.describe(j) for j in joints))
+        if session.servo is not None and any(n.startswith("servo.") for n in names):
+            session.servo.use_settings(settings_from(self._params.value, self.get_namespace()))
         if "publish_rate" in names and session.timers:
             self._start_publish_timer(session)
         if "action_monitor_rate" in names and session.action is not None:
@@ -605,6 +624,7 @@ class DriverNode(LifecycleNode):
             session.guard,
         )
         array.status = driver_statuses(self.get_name(), state, self._backend_name, view)
+        array.status.append(servo_status(self.get_name(), session.servo, session.servo_off, session.robot.name))
         return array
 
 

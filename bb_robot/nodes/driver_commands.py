@@ -141,8 +141,13 @@ class CommandInputs:
     def close(self) -> None:
         """Destroy the subscriptions (never raises)."""
         subscriptions, self._subscriptions = self._subscriptions, []
-        for subscription in subscriptions:
-            try:
-                self._node.destroy_subscription(subscription)
-            except Exception:  # noqa: BLE001 - best effort while releasing
-                pass
+        destroy_subscriptions(self._node, subscriptions)
+
+
+def destroy_subscriptions(node: Node, subscriptions: Sequence[Subscription]) -> None:
+    """Destroy ``subscriptions`` of ``node`` (never raises: best effort while releasing)."""
+    for subscription in subscriptions:
+        try:
+            node.destroy_subscription(subscription)
+        except Exception:  # noqa: BLE001 - best effort while releasing
+            pass

@@ -21,10 +21,13 @@ from bb_robot.driver.inbox import (
     ExecuteTrajectory,
     HoldAll,
     InboxMessage,
+    ServoInput,
     SetLimits,
     SetRobot,
     SubmitCommand,
 )
+from bb_robot.driver.servo import Servo
+from bb_robot.driver.servo_inputs import ServoSettings, check_twist
 from bb_robot.driver.trajectory import TrajectoryPoint
 
 
@@ -130,7 +133,20 @@ def set_robot(rig: Rig, sample: bool) -> None:
     assert rig.backend.robot is robot
 
 
+def servo_input(rig: Rig, sample: bool) -> None:
+    servo = rig.core.servo = Servo(arm_robot(), JOINTS, rig.core.limits, ServoSettings(tip="l3"), log=rig.core._log)
+    twist = check_twist("/twist", servo.frames, servo.settings, "", (0.0, 0.0, 0.05), (0, 0, 0), rig.clock.now)
+    rig.core.submit(twist)
+    cycle(rig, sample=sample)
+    if sample:
+        assert modes(rig) == ("servo",) * 3 and servo.status.state == "tracking"
+        return
+    assert modes(rig) == ("hold",) * 3 and servo.status.state == "idle"
+    assert rig.logged("a servo input on /twist arrived while the backend gives no joint state: dropped")
+
+
 CHECKS: dict[type, Callable[[Rig, bool], None]] = {
+    ServoInput: servo_input,
     SubmitCommand: submit_command,
     ExecuteTrajectory: execute_trajectory,
     CancelExecution: cancel_execution,

@@ -586,9 +586,9 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
     def ours(array: DiagnosticArray) -> list[Any]:
         return [s for s in array.status if s.name.startswith(f"{name}: ") and s.hardware_id == ROBOT.name]
 
-    assert probe.spin_until(lambda: any(len(ours(a)) == 4 for a in driver.diagnostics), 10)
+    assert probe.spin_until(lambda: any(len(ours(a)) == 5 for a in driver.diagnostics), 10)
     statuses = {s.name.split(": ", 1)[1]: s for s in ours(next(a for a in driver.diagnostics if ours(a)))}
-    assert set(statuses) == {"control loop", "backend", "arming", "joints"}
+    assert set(statuses) == {"control loop", "backend", "arming", "joints", "servo"}  # servo: docs/nodes/servo.md
     loop = {kv.key: kv.value for kv in statuses["control loop"].values}
     assert {"rate (Hz)", "measured rate (Hz)", "lag p99 (ms)", "skipped cycles", "command age (s)"} <= set(loop)
     assert loop["joint_states"] == "at 100 Hz" and loop["commands"] == "written at once"

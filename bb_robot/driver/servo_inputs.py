@@ -1,0 +1,332 @@
+"""The servo's inputs: checked twists and pose targets, the frames they name, its settings.
+
+A twist or a pose arrives from any thread (a ROS callback); :func:`check_twist` and
+:func:`check_pose` turn it into a :class:`~bb_robot.driver.inbox.ServoInput` for the control
+loop, or raise :class:`ServoInputError` naming the topic and the field.  Frames are link names
+of the robot, with or without the frame prefix (:meth:`FrameNames.resolve`); an empty frame is
+the base link of the servo's chain.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from bb_robot.common.parameters import ParameterSpec
+from bb_robot.driver.errors import DriverError
+from bb_robot.driver.inbox import ServoInput
+
+FloatArray = npt.NDArray[np.float64]
+
+#: A twist faster than this many times the maximum speed is rejected (a slower one is scaled down).
+REJECT_FACTOR = 10.0
+
+
+class ServoError(DriverError):
+    """The servo cannot be set up (its tip, its chain) or an input is not one it can follow."""
+
+
+class ServoInputError(ServoError):
+    """A twist or pose command is rejected: the message names the topic and the field."""
+
+
+@dataclass(frozen=True)
+class ServoSettings:
+    """What the servo does (the ``servo.*`` parameters; all live except ``tip``).
+
+    Attributes:
+        tip: the link the servo moves (empty: the single tool frame of the driven chain).
+        max_linear_speed: the tool point's top speed (m/s).
+        max_angular_speed: the tool's top angular speed (rad/s).
+        max_linear_acceleration: how fast the tool point's velocity changes (m/s²).
+        max_angular_acceleration: how fast the tool's angular velocity changes (rad/s²).
+        max_joint_acceleration: a joint's acceleration where its limits give none (rad/s² or m/s²).
+        command_timeout: a twist older than this (s) is stale: the tool decelerates to a stop.
+        singularity_slowdown: below this measure (the Jacobian's inverse condition number) motion slows.
+        singularity_stop: at or below this measure motion towards the singularity stops.
+        joint_limit_margin: inside this distance of a joint's command range, motion towards it slows.
+        gain: the closed-loop gain (1/s) pulling the measured tool pose to where it should be.
+        frame_prefix: the description's frame prefix (frames may carry it or not).
+    """
+
+    tip: str = ""
+    max_linear_speed: float = 0.25
+    max_angular_speed: float = 1.0
+    max_linear_acceleration: float = 1.0
+    max_angular_acceleration: float = 4.0
+    max_joint_acceleration: float = 5.0
+    command_timeout: float = 0.1
+    singularity_slowdown: float = 0.06
+    singularity_stop: float = 0.03
+    joint_limit_margin: float = 0.1
+    gain: float = 10.0
+    frame_prefix: str = ""
+
+
+def _spec(name: str, default: float, text: str, low: float, high: float) -> ParameterSpec:
+    return ParameterSpec(f"servo.{name}", default, text, type="double", range=(low, high))
+
+
+#: The ``servo.*`` parameters of the driver node (part of :data:`bb_robot.driver.parameters.PARAMETERS`).
+SERVO_PARAMETERS: tuple[ParameterSpec, ...] = (
+    ParameterSpec(
+        "servo.enable",
+        True,
+        "Follow twists on ~/twist_commands and poses on ~/pose_commands (docs/nodes/servo.md). Read at configure.",
+        type="bool",
+        when="configure",
+    ),
+    ParameterSpec(
+        "servo.tip",
+        "",
+        "The link the servo moves, on the chain from the root link. Empty: the single tool frame of the driven "
+        "chain (where the tree branches the servo is off and the log names the candidates). Read at configure.",
+        when="configure",
+    ),
+    ParameterSpec(
+        "servo.frame_prefix",
+        "",
+        "The description's frame prefix: frame ids may name links with it or without it. Empty: the "
+        "driver's namespace (as bb-robot up and bb_arm_pair set the description's frame_prefix).",
+    ),
+    _spec("max_linear_speed", 0.25, "The tool point's top speed (m/s); a faster twist is scaled down.", 0.001, 10.0),
+    _spec("max_angular_speed", 1.0, "The tool's top angular speed (rad/s).", 0.001, 50.0),
+    _spec("max_linear_acceleration", 1.0, "The tool point's top acceleration (m/s^2).", 0.001, 100.0),
+    _spec("max_angular_acceleration", 4.0, "The tool's top angular acceleration (rad/s^2).", 0.001, 500.0),
+    _spec(
+        "max_joint_acceleration", 5.0, "A joint's acceleration where its limits give none (rad/s^2, m/s^2).", 0.001, 1e4
+    ),
+    _spec("command_timeout", 0.1, "A twist older than this (s) is stale: the tool decelerates to a stop.", 0.001, 10.0),
+    _spec(
+        "singularity_slowdown",
+        0.06,
+        "Motion towards a singularity slows below this inverse condition number of the scaled Jacobian.",
+        0.0,
+        1.0,
+    ),
+    _spec("singularity_stop", 0.03, "Motion towards a singularity stops at this inverse condition number.", 0.0, 1.0),
+    _spec(
+        "joint_limit_margin", 0.1, "Motion towards a joint's range end slows inside this distance (rad, m).", 0.0, 1.0
+    ),
+    _spec("gain", 10.0, "Closed-loop gain (1/s) pulling the measured tool pose onto the commanded one.", 0.0, 100.0),
+)
+
+
+def servo_settings(values: Mapping[str, Any]) -> ServoSettings:
+    """The settings from parameter values by name (``servo.<field>``).
+
+    Args:
+        values: every ``servo.*`` parameter's value.
+
+    Returns:
+        The settings (the stop threshold no higher than the slowdown one).
+    """
+    fields = {name: values[f"servo.{name}"] for name in ServoSettings.__dataclass_fields__}
+    numbers = {k: float(v) for k, v in fields.items() if k not in ("tip", "frame_prefix")}
+    numbers["singularity_stop"] = min(numbers["singularity_stop"], numbers["singularity_slowdown"])
+    return ServoSettings(tip=str(fields["tip"]), frame_prefix=str(fields["frame_prefix"]), **numbers)
+
+
+class FrameNames:
+    """Which names denote which links: a link's name, or the frame prefix and the name.
+
+    Args:
+        links: the robot's link names.
+        base: the link an empty frame names.
+        prefix: the description's frame prefix (``""``: none).
+    """
+
+    def __init__(self, links: Iterable[str], base: str, prefix: str = "") -> None:
+        self.links = frozenset(links)
+        self.base = base
+        self.prefix = prefix.strip("/")
+
+    def resolve(self, frame: str) -> str | None:
+        """The link ``frame`` names, or ``None`` when it names none.
+
+        Args:
+            frame: a frame id as a header carries it (a leading ``/`` is ignored).
+
+        Returns:
+            The link's name.
+        """
+        name = frame.lstrip("/")
+        if not name:
+            return self.base
+        if name in self.links:
+            return name
+        if self.prefix and name.startswith(self.prefix + "/") and name[len(self.prefix) + 1 :] in self.links:
+            return name[len(self.prefix) + 1 :]
+        return None
+
+
+def _finite(topic: str, field: str, values: Sequence[float]) -> FloatArray:
+    array = np.asarray(values, dtype=float)
+    bad = ~np.isfinite(array)
+    if bad.any():
+        raise ServoInputError(f"{topic}: {field} is not finite ({float(array[bad][0])!r})")
+    return array
+
+
+def _frame(topic: str, frames: FrameNames, frame: str) -> str:
+    link = frames.resolve(frame)
+    if link is None:
+        raise ServoInputError(f"{topic}: header.frame_id '{frame}' names no link of the robot")
+    return link
+
+
+def check_twist(
+    topic: str,
+    frames: FrameNames,
+    settings: ServoSettings,
+    frame: str,
+    linear: Sequence[float],
+    angular: Sequence[float],
+    received_ns: int,
+) -> ServoInput:
+    """A checked twist for the loop.
+
+    Args:
+        topic: where it came from (named in errors).
+        frames: the robot's frame names.
+        settings: the servo's settings (the maximum speeds).
+        frame: ``header.frame_id``.
+        linear: ``twist.linear`` (m/s, in ``frame``'s axes).
+        angular: ``twist.angular`` (rad/s, in ``frame``'s axes).
+        received_ns: when it arrived (monotonic ns).
+
+    Returns:
+        The input.
+
+    Raises:
+        ServoInputError: a value is not finite, the frame names no link, or a speed is beyond
+            :data:`REJECT_FACTOR` times its maximum.
+    """
+    v = _finite(topic, "twist.linear", linear)
+    w = _finite(topic, "twist.angular", angular)
+    link = _frame(topic, frames, frame)
+    for field, value, top in (
+        ("twist.linear", v, settings.max_linear_speed),
+        ("twist.angular", w, settings.max_angular_speed),
+    ):
+        speed = float(np.linalg.norm(value))
+        if speed > REJECT_FACTOR * top:
+            raise ServoInputError(
+                f"{topic}: {field} speed {speed:g} is beyond {REJECT_FACTOR:g}x the maximum ({top:g})"
+            )
+    return ServoInput("twist", link, np.concatenate((v, w)), received_ns, topic)
+
+
+def check_pose(
+    topic: str,
+    frames: FrameNames,
+    frame: str,
+    position: Sequence[float],
+    orientation: Sequence[float],
+    received_ns: int,
+) -> ServoInput:
+    """A checked pose target for the loop.
+
+    Args:
+        topic: where it came from (named in errors).
+        frames: the robot's frame names.
+        frame: ``header.frame_id``.
+        position: ``pose.position`` (m, in ``frame``).
+        orientation: ``pose.orientation`` as x, y, z, w (normalised here).
+        received_ns: when it arrived (monotonic ns).
+
+    Returns:
+        The input (its values: the 4x4 target pose in ``frame``).
+
+    Raises:
+        ServoInputError: a value is not finite, the quaternion has no length, or the frame names no link.
+    """
+    p = _finite(topic, "pose.position", position)
+    q = _finite(topic, "pose.orientation", orientation)
+    norm = float(np.linalg.norm(q))
+    if not norm > 1e-6:
+        raise ServoInputError(f"{topic}: pose.orientation has no length (not a rotation)")
+    link = _frame(topic, frames, frame)
+    x, y, z, w = q / norm
+    pose = np.eye(4)
+    pose[:3, :3] = [
+        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
+    ]
+    pose[:3, 3] = p
+    return ServoInput("pose", link, pose, received_ns, topic)
+
+
+def stop_input(topic: str, reason: str, received_ns: int) -> ServoInput:
+    """The input that makes the tool decelerate to a stop (after a rejected message).
+
+    Args:
+        topic: the topic whose message was rejected.
+        reason: why (shown in /diagnostics).
+        received_ns: when (monotonic ns).
+
+    Returns:
+        The input.
+    """
+    return ServoInput("stop", reason, np.zeros(0), received_ns, topic)
+
+
+def rotation_vector(rotation: FloatArray) -> FloatArray:
+    """The rotation vector (axis times angle, rad) of a 3x3 rotation matrix.
+
+    Args:
+        rotation: the matrix.
+
+    Returns:
+        The vector (3,).
+    """
+    cos = min(max((float(np.trace(rotation)) - 1.0) / 2.0, -1.0), 1.0)
+    angle = math.acos(cos)
+    axis = np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0], rotation[1, 0] - rotation[0, 1]])
+    if angle < 1e-6:
+        return axis / 2.0
+    if angle > math.pi - 1e-4:  # near a half turn: the axis from the symmetric part
+        column = int(np.argmax(np.diag(rotation)))
+        vector = (rotation[:, column] + np.eye(3)[column]) / math.sqrt(2.0 * (1.0 + rotation[column, column]))
+        sign = 1.0 if float(vector @ axis) >= 0 else -1.0
+        return np.asarray(sign * angle * vector / float(np.linalg.norm(vector)), dtype=float)
+    return np.asarray(axis * (angle / (2.0 * math.sin(angle))), dtype=float)
+
+
+def rotation_matrix(vector: FloatArray) -> FloatArray:
+    """The rotation matrix of a rotation vector (Rodrigues).
+
+    Args:
+        vector: axis times angle (rad), (3,).
+
+    Returns:
+        The 3x3 matrix.
+    """
+    angle = float(np.linalg.norm(vector))
+    if angle < 1e-12:
+        return np.eye(3)
+    k = vector / angle
+    cross = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
+    return np.asarray(np.eye(3) + math.sin(angle) * cross + (1.0 - math.cos(angle)) * (cross @ cross), dtype=float)
+
+
+def pose_error(target: FloatArray, current: FloatArray) -> FloatArray:
+    """The error from ``current`` to ``target`` (4x4 poses in one frame): position then rotation vector.
+
+    Args:
+        target: where the tool should be.
+        current: where it is.
+
+    Returns:
+        The 6-vector ``[target.p - current.p, rotvec(target.R current.Rᵀ)]`` (base axes).
+    """
+    error = np.empty(6)
+    error[:3] = target[:3, 3] - current[:3, 3]
+    error[3:] = rotation_vector(target[:3, :3] @ current[:3, :3].T)
+    return error

@@ -1,0 +1,267 @@
+"""The Cartesian servo in the control loop, on the simulator and the simulated clock: what it writes
+to the backend at every cycle (speeds, accelerations, jumps) and where the tool goes (its forward
+kinematics, checked against Pinocchio in the model's own tests)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from helpers.servo_rig import PERIOD, READY, arm_robot, make_rig
+
+from bb_robot.driver.commands import CommandMode, CommandValidator
+from bb_robot.driver.servo import Servo, build_chain
+from bb_robot.driver.servo_inputs import (
+    FrameNames,
+    ServoError,
+    ServoInputError,
+    ServoSettings,
+    check_pose,
+    check_twist,
+    pose_error,
+    rotation_matrix,
+    rotation_vector,
+)
+
+SETTINGS = ServoSettings(tip="tcp")
+ACCEL = SETTINGS.max_joint_acceleration  # bb_arm's URDF gives no acceleration limits
+
+
+def check_smooth(rig, start: int, accel: float = ACCEL) -> None:
+    """Every written velocity within its limit, every change of velocity and step of position within bounds."""
+    positions, velocities = rig.commands(start)
+    limits = rig.servo.velocity
+    assert (np.abs(velocities) <= limits * (1 + 1e-9)).all()
+    accelerations = np.abs(np.diff(velocities, axis=0)) / PERIOD
+    assert accelerations.max() <= accel * (1 + 1e-6), accelerations.max()
+    steps = np.abs(np.diff(positions, axis=0))
+    assert (steps <= limits * PERIOD * (1 + 1e-6)).all()
+
+
+def radial(rig) -> np.ndarray:
+    p = rig.tool()[:3, 3].copy()
+    p[2] = 0.0
+    return np.asarray(p / np.linalg.norm(p))
+
+
+def test_linear_twist_moves_the_tool_straight_and_stops_smoothly_when_stale():
+    rig = make_rig()
+    start, before = len(rig.written), rig.tool()
+    rig.run(1.0, each=lambda: rig.twist((0.0, 0.05, 0.02)))
+    after = rig.tool()
+    moved = after[:3, 3] - before[:3, 3]
+    direction = np.array([0.0, 0.05, 0.02]) / np.linalg.norm([0.0, 0.05, 0.02])
+    assert np.linalg.norm(moved - direction * (moved @ direction)) < 1e-4  # a straight line
+    assert 0.045 < moved @ direction < 0.054  # ~1 s at 5.4 cm/s, less the ramp up
+    assert np.linalg.norm(rotation_vector(after[:3, :3] @ before[:3, :3].T)) < 1e-3
+    assert rig.servo.status.state == "tracking"
+    rig.run(0.5)  # no more twists: stale after 0.1 s, decelerates, then the joints hold
+    assert rig.servo.status.state == "idle" and "stale" in rig.servo.status.reason
+    assert rig.core.snapshot.modes[:6] == ("hold",) * 6
+    check_smooth(rig, start)
+    held = rig.q.copy()
+    rig.run(0.2)
+    np.testing.assert_allclose(rig.q, held, atol=1e-12)
+
+
+def test_twist_faster_than_the_maximum_is_scaled_with_its_direction_kept():
+    rig = make_rig()
+    before = rig.tool()[:3, 3].copy()
+    rig.run(1.0, each=lambda: rig.twist((0.0, 0.0, -1.0)))  # 4x the 0.25 m/s maximum
+    moved = rig.tool()[:3, 3] - before
+    assert moved[2] < -0.2 and np.linalg.norm(moved[:2]) < 1e-3  # the closed loop pulls it back to the line
+    _, velocities = rig.commands()
+    assert (np.abs(velocities) <= rig.servo.velocity * (1 + 1e-9)).all()
+
+
+def test_twist_in_the_tool_frame_follows_the_tool_axes():
+    rig = make_rig()
+    before = rig.tool()
+    rig.run(0.5, each=lambda: rig.twist((0.0, 0.0, 0.04), frame="tcp"))
+    moved = rig.tool()[:3, 3] - before[:3, 3]
+    along = before[:3, 2]
+    assert moved @ along > 0.015
+    assert np.linalg.norm(moved - along * (moved @ along)) < 2e-4
+
+
+def test_angular_twist_about_the_tool_keeps_the_tool_point():
+    rig = make_rig()
+    before = rig.tool()
+    rig.run(2.0, each=lambda: rig.twist((0.0, 0.0, 0.0), (0.0, 0.0, 0.5), frame="tcp"))
+    after = rig.tool()
+    assert np.linalg.norm(after[:3, 3] - before[:3, 3]) < 1e-4
+    turned = rotation_vector(before[:3, :3].T @ after[:3, :3])
+    assert turned[2] > 0.8 and np.linalg.norm(turned[:2]) < 1e-3
+
+
+def test_pose_target_is_reached_and_held():
+    rig = make_rig()
+    start = len(rig.written)
+    target = rig.tool().copy()
+    target[:3, 3] += (0.05, -0.04, 0.03)
+    target[:3, :3] = rotation_matrix(np.array([0.0, 0.2, 0.1])) @ target[:3, :3]
+    rig.pose(target)
+    rig.run(3.0)
+    error = pose_error(target, rig.tool())
+    assert np.linalg.norm(error[:3]) < 1e-4 and np.linalg.norm(error[3:]) < 1e-3
+    rig.run(2.0)  # a target does not go stale: it is held
+    assert np.linalg.norm(pose_error(target, rig.tool())[:3]) < 1e-4
+    assert rig.servo.status.state == "tracking" and rig.servo.status.mode == "pose"
+    check_smooth(rig, start)
+
+
+def test_pose_target_in_the_tool_frame_is_relative_to_the_tool_when_received():
+    rig = make_rig()
+    before = rig.tool()
+    offset = np.eye(4)
+    offset[:3, 3] = (0.0, 0.0, 0.03)
+    rig.pose(offset, frame="tcp")
+    rig.run(2.0)
+    np.testing.assert_allclose(rig.tool()[:3, 3], (before @ offset)[:3, 3], atol=1e-4)
+
+
+def test_approaching_a_singularity_slows_and_stops_at_the_threshold_and_moving_away_is_executed():
+    rig = make_rig()
+    start = len(rig.written)
+    out = radial(rig)
+    states = []
+    for _ in range(10):
+        rig.run(0.5, each=lambda: rig.twist(0.2 * out))
+        states.append(rig.servo.status.state)
+    status = rig.servo.status
+    assert "slowed" in states and status.state == "halted" and status.reason.startswith("singularity")
+    assert status.singularity >= SETTINGS.singularity_stop - 1e-3
+    assert rig.servo.measure(rig.q) == pytest.approx(SETTINGS.singularity_stop, abs=2e-3)
+    check_smooth(rig, start)
+    held = rig.tool()[:3, 3].copy()
+    rig.run(0.5, each=lambda: rig.twist(-0.2 * out))  # away from it: executed at once
+    assert rig.servo.status.state == "tracking"
+    assert (held - rig.tool()[:3, 3]) @ out > 0.02
+    check_smooth(rig, start)
+
+
+def test_joint_limit_margin_slows_motion_towards_the_limit_and_lets_motion_away_go():
+    near = list(READY)
+    near[5] = 6.28318 - 0.3  # wrist_3 near its upper end
+    rig = make_rig(initial=near)
+    start = len(rig.written)
+
+    def wrist_3(speed: float) -> None:  # the tool twist that turns wrist_3 alone
+        column = rig.servo.chain.jacobian(rig.q)[:, 5] * speed
+        rig.twist(column[:3], column[3:])
+
+    rig.run(2.0, each=lambda: wrist_3(0.5))
+    status = rig.servo.status
+    assert status.state == "halted" and "wrist_3_joint" in status.reason, status
+    upper = rig.servo.upper[5]
+    assert upper - SETTINGS.joint_limit_margin < rig.q[5] < upper
+    check_smooth(rig, start)
+    stopped = rig.q[5]
+    rig.run(0.5, each=lambda: wrist_3(-0.5))
+    assert rig.servo.status.state == "tracking" and rig.q[5] < stopped - 0.1
+    check_smooth(rig, start)
+
+
+def test_the_smallest_scale_wins_and_the_proximity_scale_stops_motion():
+    scale = [1.0]
+    rig = make_rig(proximity=lambda: scale[0])
+    rig.run(0.3, each=lambda: rig.twist((0.05, 0.0, 0.0)))
+    assert rig.servo.status.state == "tracking"
+    scale[0] = 0.3
+    rig.run(0.3, each=lambda: rig.twist((0.05, 0.0, 0.0)))
+    assert rig.servo.status.state == "slowed" and rig.servo.status.scale == pytest.approx(0.3)
+    scale[0] = 0.0
+    rig.run(0.3, each=lambda: rig.twist((0.05, 0.0, 0.0)))
+    assert rig.servo.status.state == "halted" and rig.servo.status.reason.startswith("collision")
+    _, velocities = rig.commands(len(rig.written) - 5)
+    assert np.abs(velocities).max() == 0.0
+    check_smooth(rig, 0)
+
+
+def test_a_rejected_input_decelerates_like_a_stale_one():
+    rig = make_rig()
+    start = len(rig.written)
+    rig.run(0.5, each=lambda: rig.twist((0.1, 0.0, 0.0)))
+    rig.stop("twist.linear is not finite (nan)")
+    rig.run(0.02)
+    assert rig.servo.status.state == "halted" and "rejected" in rig.servo.status.reason
+    rig.run(0.3)
+    assert rig.servo.status.state == "idle"
+    assert rig.logged if hasattr(rig, "logged") else True
+    assert any("rejected" in text for _, text in rig.logs)
+    check_smooth(rig, start)
+
+
+def test_switching_between_twist_pose_and_joint_commands_never_jumps():
+    rig = make_rig()
+    start = len(rig.written)
+    validator = CommandValidator(rig.core.limits, rig.core.backend.capabilities.modes, backend="sim")
+    rig.run(0.3, each=lambda: rig.twist((0.05, 0.0, 0.0)))
+    target = rig.tool().copy()
+    target[:3, 3] += (0.0, 0.03, 0.0)
+    rig.pose(target)  # twist -> pose, while moving
+    rig.run(1.5)
+    rig.run(0.3, each=lambda: rig.twist((0.0, 0.0, 0.05)))  # pose -> twist
+    desired = rig.core.snapshot.desired
+    assert desired is not None
+    here = list(desired)
+    rig.core.submit(validator.from_array(CommandMode.POSITION, here, "/test", rig.clock.now))
+    rig.run(0.3)  # the joint command takes over, at the servo's last setpoint
+    assert rig.core.snapshot.modes[:6] == ("position",) * 6
+    assert rig.servo.status.state == "idle"
+    rig.run(0.3, each=lambda: rig.twist((0.0, 0.0, -0.05)))  # joint -> twist
+    assert rig.servo.status.state == "tracking"
+    positions, _ = rig.commands(start)
+    steps = np.abs(np.diff(positions, axis=0))
+    assert (steps <= rig.servo.velocity * PERIOD * (1 + 1e-6)).all()
+
+
+def test_inputs_are_dropped_while_disarmed():
+    rig = make_rig()
+    rig.core.disarm("test")
+    with pytest.raises(Exception, match="disarmed"):
+        rig.twist((0.05, 0.0, 0.0))
+    assert rig.servo.status.state == "idle"
+
+
+def test_bad_inputs_are_rejected_naming_the_topic_and_field():
+    frames = FrameNames(arm_robot().links, "base_link", "left")
+    with pytest.raises(ServoInputError, match=r"/t: twist\.linear is not finite"):
+        check_twist("/t", frames, SETTINGS, "", (float("nan"), 0, 0), (0, 0, 0), 0)
+    with pytest.raises(ServoInputError, match=r"/t: twist\.angular is not finite"):
+        check_twist("/t", frames, SETTINGS, "", (0, 0, 0), (0, float("inf"), 0), 0)
+    with pytest.raises(ServoInputError, match=r"/t: header\.frame_id 'nowhere' names no link"):
+        check_twist("/t", frames, SETTINGS, "nowhere", (0, 0, 0), (0, 0, 0), 0)
+    with pytest.raises(ServoInputError, match=r"/t: twist\.linear speed 2\.6 is beyond 10x"):
+        check_twist("/t", frames, SETTINGS, "", (2.6, 0, 0), (0, 0, 0), 0)
+    with pytest.raises(ServoInputError, match=r"/p: pose\.orientation has no length"):
+        check_pose("/p", frames, "", (0, 0, 0), (0, 0, 0, 0), 0)
+    with pytest.raises(ServoInputError, match=r"/p: pose\.position is not finite"):
+        check_pose("/p", frames, "", (0, float("nan"), 0), (0, 0, 0, 1), 0)
+    assert check_twist("/t", frames, SETTINGS, "left/tcp", (2.4, 0, 0), (0, 0, 0), 0).frame == "tcp"
+    assert check_twist("/t", frames, SETTINGS, "/tool0", (0, 0, 0), (0, 0, 0), 0).frame == "tool0"
+    assert frames.resolve("") == "base_link" and frames.resolve("right/tcp") is None
+
+
+def test_tip_is_required_where_the_tree_branches_and_fewer_joints_track_position_only():
+    robot = arm_robot()
+    joints = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint")
+    with pytest.raises(ServoError, match="servo.tip is empty.*finger"):
+        build_chain(robot, "", (*joints, "wrist_3_joint", "left_finger_joint", "right_finger_joint"))
+    with pytest.raises(ServoError, match="wrist_3_joint.*not driven"):
+        build_chain(robot, "tcp", joints)
+    with pytest.raises(ServoError, match="servo.tip 'nowhere'"):
+        build_chain(robot, "nowhere", joints)
+    from bb_robot.driver import limits as L
+
+    servo = Servo(robot, joints, L.from_robot(robot, joints), ServoSettings(tip="wrist_2_link"))
+    assert servo.position_only and "position only" in servo.describe()
+
+
+def test_fewer_than_six_joints_track_the_position_in_the_least_squares_sense():
+    rig = make_rig(ServoSettings(tip="wrist_2_link"))  # five joints to wrist_2_link
+    assert rig.servo.status.position_only
+    target = rig.tool().copy()
+    target[:3, 3] += (0.03, 0.02, -0.02)
+    rig.pose(target)
+    rig.run(2.0)
+    assert np.linalg.norm(rig.tool()[:3, 3] - target[:3, 3]) < 1e-4
