@@ -115,6 +115,11 @@ def test_teleop_jogs_the_tool_and_shows_its_pose(probe: Probe, start_node: Start
             probe.spin_for(0.05)
             if tool_position(terminal.screen()) is not None and "1 subscriber" in terminal.screen():
                 break
+        # The probe has discovered teleop's publisher before a key is typed, so that the twists of
+        # the keys below reach it (teleop publishes only while jogging).
+        topic = f"{namespace}/driver/twist_commands"
+        assert probe.spin_until(lambda: probe.node.count_publishers(topic) >= 1, 30.0), terminal.screen()
+        probe.spin_for(0.2)
         screen = terminal.screen()
         assert "w/s +x/-x" in screen and "frame: base" in screen, screen
         start = tool_position(screen)
