@@ -24,7 +24,9 @@ RCLPY_MAJOR = {7: "jazzy", 9: "kilted"}
 #: and the package build on that distribution.  The mixed graph (test_mixed_distros.py) needs both
 #: venvs and runs in the Kilted suite.
 JAZZY_PROFILE_GLOBS = ("nodes/test_*.py", "driver/test_control_msgs.py", "test_package_build.py")
-JAZZY_PROFILE_EXCLUDED = frozenset({"nodes/test_mixed_distros.py"})
+#: test_network_cut: Jazzy's fast-discovery-server binary does not start with the library path the
+#: test gives it (libtinyxml2 is elsewhere in Jazzy's wheels); the test runs on Kilted.
+JAZZY_PROFILE_EXCLUDED = frozenset({"nodes/test_mixed_distros.py", "nodes/test_network_cut.py"})
 
 
 def in_jazzy_profile(path: Path, test_dir: Path) -> bool:
