@@ -143,6 +143,8 @@ class CollisionGuard:
         #: from a measured position that may lag); ``None`` when the last command was not slowed.
         self._slowed_from: FloatArray | None = None
         self._heading: tuple[FloatArray, FloatArray] | None = None
+        #: Whether the last cycle applied the verdict: no streamed motion, or a checked trajectory, is never slowed.
+        self._applied = False
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -270,7 +272,8 @@ class CollisionGuard:
             now_ns: the monotonic time now (for the verdict's age).
 
         Returns:
-            ``level`` is ``"ok"``, ``"warn"`` (slowed or stopped) or ``"error"`` (the checker failed).
+            ``level`` is ``"ok"``, ``"warn"`` (streamed motion slowed or stopped) or ``"error"`` (the
+            checker failed).  Near while a checked trajectory runs is ``"ok"``: nothing is slowed.
         """
         verdict = self._verdict
         values: dict[str, object] = {
@@ -291,6 +294,9 @@ class CollisionGuard:
         values["nearest pair"] = f"{a} / {b}"
         values["nearest distance (m)"] = f"{verdict.nearest.distance:.4f}"
         message = f"nearest: {a} / {b} at {verdict.nearest.distance * 1000:.1f} mm"
+        if verdict.scale < 1.0 and not self._applied:
+            # A trajectory's whole path was checked before it was accepted: near is not a fault.
+            return "ok", message + "; a checked trajectory runs, not slowed", values
         if verdict.scale < 1.0:
             return (
                 "warn",
@@ -320,7 +326,8 @@ class CollisionGuard:
         target = np.where(command.modes == int(CommandMode.VELOCITY), position + velocity * lead, target)
         self._heading = (position, target)
         slowed_from, self._slowed_from = self._slowed_from, None
-        if trajectory or not streamed.any():
+        self._applied = not trajectory and bool(streamed.any())
+        if not self._applied:
             return command
         verdict = self._verdict
         if verdict is None:

@@ -76,8 +76,9 @@ def _spec(name: str, default: float, text: str, low: float, high: float) -> Para
 SERVO_PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         "servo.enable",
-        True,
-        "Follow twists on ~/twist_commands and poses on ~/pose_commands (docs/nodes/servo.md). Read at configure.",
+        False,
+        "Follow twists on ~/twist_commands and poses on ~/pose_commands (docs/nodes/servo.md): an input that "
+        "moves the arm, so it is opted into (the shipped bb_arm configs do). Read at configure.",
         type="bool",
         when="configure",
     ),
@@ -85,7 +86,7 @@ SERVO_PARAMETERS: tuple[ParameterSpec, ...] = (
         "servo.tip",
         "",
         "The link the servo moves, on the chain from the root link. Empty: the single tool frame of the driven "
-        "chain (where the tree branches the servo is off and the log names the candidates). Read at configure.",
+        "chain; where the tree branches, configure fails naming the candidates. Read at configure.",
         when="configure",
     ),
     ParameterSpec(

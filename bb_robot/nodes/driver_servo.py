@@ -76,7 +76,8 @@ def make_servo(
         ``(servo, "")`` or ``(None, reason)``.
 
     Raises:
-        ServoError: ``servo.tip`` is set and names no usable chain.
+        ServoError: ``servo.enable`` is true and ``servo.tip`` names no usable chain, or is empty where
+            the driven tree branches (the message names the candidates).
     """
     if not value("servo.enable"):
         return None, "servo.enable is false"
@@ -89,10 +90,7 @@ def make_servo(
     try:
         servo = Servo(robot, limits.names, limits, settings, log=log, proximity=proximity if guard else None)
     except ServoError as error:
-        if settings.tip:
-            raise
-        log("warning", f"servo off: {error}; set servo.tip")
-        return None, str(error)
+        raise ServoError(f"{error}; set servo.tip to the link to move, or servo.enable to false") from None
     log("info", servo.describe())
     return servo, ""
 

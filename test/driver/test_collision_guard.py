@@ -153,6 +153,31 @@ def test_streamed_motion_slows_before_contact_and_moving_away_continues(cell: Ce
     assert cell.distance() > distances[-1]
 
 
+
+def test_a_checked_trajectory_near_the_post_is_not_slowed_and_not_reported_as_slowed(cell: Cell) -> None:
+    # Where streamed motion towards the post ends (inside the slowdown distance) ...
+    cell.command([-math.pi / 2, -math.pi / 2, 0, 0, 0, 0, 0])
+    cell.run(3.0)
+    near = cell.positions.copy()
+    assert 0.02 - 0.005 <= cell.distance() < 0.08
+    # ... back out, then there again as a trajectory: the path was checked whole, so it runs at its speed.
+    cell.command([0.0, -math.pi / 2, 0, 0, 0, 0, 0])
+    cell.run(2.0)
+    assert cell.distance() > 0.3
+    goal = [TrajectoryPoint(2.0, [float(v) for v in near[: len(cell.joints)]])]
+    execution = cell.core.execute(cell.core.prepare_trajectory(cell.joints, goal))
+    levels = []
+    for _ in range(105):
+        cell.run(0.02)
+        verdict = cell.guard.verdict
+        if verdict is not None and verdict.scale < 1.0:
+            levels.append(cell.guard.diagnostics(cell.clock.now)[:2])
+    assert execution.outcome is not None and execution.outcome.status == "succeeded", execution.outcome
+    np.testing.assert_allclose(cell.positions, near, atol=1e-3)
+    assert levels, "the trajectory came within the slowdown distance"
+    assert all(level == "ok" and "checked trajectory runs, not slowed" in text for level, text in levels), levels
+
+
 def test_speed_scale() -> None:
     settings = GuardSettings(slowdown_distance=0.05, stop_distance=0.01)
     assert speed_scale(0.1, 0.09, settings) == 1.0

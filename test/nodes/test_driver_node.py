@@ -293,6 +293,12 @@ def test_configure_fails_with_the_reason(probe: Probe, start_node: StartNode) ->
     bad = start(probe, start_node, autostart=False, backend="warp_drive")
     assert not bad.transition(Transition.TRANSITION_CONFIGURE)
     bad.warned("unknown backend 'warp_drive' (known: ", "sim")
+    # The servo switched on without servo.tip where bb_arm's tree branches at the fingers: no
+    # guessing which link moves; configure fails naming the candidates (docs/nodes/servo.md).
+    servo = start(probe, start_node, autostart=False, **{"servo.enable": True})
+    assert not servo.transition(Transition.TRANSITION_CONFIGURE)
+    servo.warned("configure failed: servo.tip is empty", "finger", "set servo.tip to the link to move")
+    assert servo.lifecycle_state() == "unconfigured"
 
 
 # ------------------------------------------------------------------------------ commands

@@ -103,6 +103,7 @@ def test_twists_and_poses_move_the_tool_through_the_backend_and_bad_input_is_rej
         "command_timeout": 0.0,
         "connect_timeout": 20.0,
         "collision.check": False,
+        "servo.enable": True,
         "servo.tip": "tcp",
         "servo.frame_prefix": "left/",
         "actuators": {"command_rate": 100.0, "feedback_timeout": 1.0, "actuator_topic_style": "joint"},

@@ -99,6 +99,7 @@ def test_teleop_jogs_the_tool_and_shows_its_pose(probe: Probe, start_node: Start
             "autostart": True,
             "auto_arm": True,
             "collision.check": False,
+            "servo.enable": True,
             "servo.tip": "tcp",
             "sim": {"initial_positions": [0.0, -1.2, 1.5, -1.9, -1.5708, 0.0, 0.0]},
         },
