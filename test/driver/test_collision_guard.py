@@ -153,7 +153,6 @@ def test_streamed_motion_slows_before_contact_and_moving_away_continues(cell: Ce
     assert cell.distance() > distances[-1]
 
 
-
 def test_a_checked_trajectory_near_the_post_is_not_slowed_and_not_reported_as_slowed(cell: Cell) -> None:
     # Where streamed motion towards the post ends (inside the slowdown distance) ...
     cell.command([-math.pi / 2, -math.pi / 2, 0, 0, 0, 0, 0])
