@@ -40,8 +40,9 @@ from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.collision.world import load_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
-from bb_robot.driver.commands import CommandMode
-from bb_robot.driver.errors import INVALID_GOAL, TrajectoryRejected
+from bb_robot.driver.commands import CommandMode, JointCommand
+from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
+from bb_robot.driver.limits import JointLimitTable, approach_path
 from bb_robot.driver.trajectory import Trajectory
 from bb_robot.loading import LoadedModel
 
@@ -145,6 +146,8 @@ class CollisionGuard:
         self._heading: tuple[FloatArray, FloatArray] | None = None
         #: Whether the last cycle applied the verdict: no streamed motion, or a checked trajectory, is never slowed.
         self._applied = False
+        #: The targets of the last accepted position command (see :meth:`check_command`).
+        self._accepted: FloatArray | None = None
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._wake = threading.Event()
@@ -172,6 +175,7 @@ class CollisionGuard:
         Raises:
             TrajectoryRejected: ``INVALID_GOAL`` naming the pair, the time and the distance.
         """
+        self._accepted = None
         begin, end = float(trajectory.knots[0]), float(trajectory.knots[-1])
         times = np.append(np.arange(begin, end, self.period), end)
         rows = np.tile(np.nan_to_num(np.asarray(positions, dtype=float)), (len(times), 1))
@@ -189,6 +193,53 @@ class CollisionGuard:
                 f"(collision.clearance {self.settings.clearance * 1000:g} mm) at t = {times[verdict.index]:.3f} s "
                 f"of the trajectory",
             )
+
+    def check_command(self, command: JointCommand, sample: JointSample | None, limits: JointLimitTable) -> None:
+        """Refuse a position command whose approach comes within ``clearance`` (the inputs' thread).
+
+        The path is the one the joints take under their limits (:func:`approach_path`) from their
+        state: the command's joints towards its values, the others held where they are.  From a
+        pose already within ``clearance``, a command is accepted when it leads no nearer: an arm
+        can always be moved out.  Velocity and effort commands are not checked here: streamed
+        motion slows and stops near contact (:meth:`filter`).
+
+        Args:
+            command: a checked command.
+            sample: the joints' latest state (``None``: not known yet, nothing to check from).
+            limits: the effective limits.
+
+        Raises:
+            CommandRejected: ``"collision"``, naming the pair, the distance and when on the way.
+        """
+        if command.mode != CommandMode.POSITION or sample is None or not np.isfinite(sample.positions).all():
+            self._accepted = None  # the arm heads elsewhere: the next position command is checked afresh
+            return
+        targets = sample.positions.copy()
+        targets[command.indices] = command.values
+        accepted = self._accepted
+        if accepted is not None and np.array_equal(accepted[command.indices], command.values):
+            return  # the target of the last accepted command again (a topic published at a rate): on its path
+        rows = approach_path(sample.positions, sample.velocities, targets, limits, self.period)
+        path = np.zeros((len(rows), len(self.model.fk.joint_names)))
+        path[:, self._columns[self._driven]] = rows[:, self._driven]
+        with self._trajectory_lock:
+            verdict = check_path(self.model, path, self.settings.clearance)
+            if (verdict.ok or verdict.contact is None) or (
+                verdict.index == 0 and self._nearest(path[-1]) >= verdict.contact.distance
+            ):  # (already that near: moving out is allowed)
+                self._accepted = targets
+                return
+        self._accepted = None
+        a, b = verdict.contact.links
+        raise CommandRejected(
+            "collision",
+            f"collision: links '{a}' and '{b}' would come {max(verdict.contact.distance, 0.0) * 1000:.1f} mm apart "
+            f"(collision.clearance {self.settings.clearance * 1000:g} mm) on the way to the target; not executed",
+        )
+
+    def _nearest(self, configuration: FloatArray) -> float:
+        contact = self.model.nearest(configuration)
+        return math.inf if contact is None else contact.distance
 
     # ------------------------------------------------------------------ streamed commands
     def start(self) -> None:

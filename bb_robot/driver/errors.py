@@ -14,7 +14,7 @@ class CommandRejected(DriverError):
 
     ``kind`` names the problem (for rate-limited warnings and tests): ``"length"``,
     ``"non_finite"``, ``"unknown_joint"``, ``"duplicate"``, ``"mimic"``, ``"empty"``,
-    ``"unsupported"``, ``"limit"``, ``"disarmed"``, ``"inactive"``.
+    ``"unsupported"``, ``"limit"``, ``"disarmed"``, ``"inactive"``, ``"collision"``.
     """
 
     def __init__(self, kind: str, reason: str) -> None:

@@ -372,3 +372,55 @@ def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, d
     speed = full * step + np.maximum(remainder, 0.0) / ((full + 1) * dt)
     # Without an acceleration limit the joint can stop at once: it may cover the distance in one step.
     return np.where(bounded, np.where(finite, speed, distance / dt), np.inf)
+
+
+def approach_path(
+    positions: FloatArray,
+    velocities: FloatArray,
+    targets: FloatArray,
+    limits: JointLimitTable,
+    period: float,
+    *,
+    every: int = 5,
+    max_steps: int = 60_000,
+) -> FloatArray:
+    """The path of joints approaching position targets under their limits, as the sim backend moves them.
+
+    Each joint on its own, in steps of ``period``: towards its target at the highest speed from
+    which it can still stop there (:func:`braking_speeds`), at most its velocity limit, changing
+    speed by at most its acceleration limit per step.  The collision guard checks a position
+    command along this path before it is executed.
+
+    Args:
+        positions: where the joints are (every joint of ``limits``).
+        velocities: their velocities (NaN as 0).
+        targets: their targets.
+        limits: the effective limits.
+        period: the step (the loop period, seconds).
+        every: keep one row in ``every`` steps (and the last): the path between rows is nearly straight.
+        max_steps: stop after this many steps even if a joint has not arrived.
+
+    Returns:
+        ``(rows, joints)``: the start, the kept steps and the end (at rest on the targets).
+    """
+    p = np.asarray(positions, dtype=float).copy()
+    v = np.nan_to_num(np.asarray(velocities, dtype=float))
+    targets = np.asarray(targets, dtype=float)
+    finite = np.isfinite(limits.acceleration)
+    accel = np.where(finite, limits.acceleration, 1.0)
+    change = np.where(finite, limits.acceleration * period, np.inf)
+    rows = [p.copy()]
+    for step in range(1, max_steps + 1):
+        error = targets - p
+        if not (np.abs(error) > 1e-9).any() and not (np.abs(v) > 1e-9).any():
+            break
+        distance = np.abs(error)
+        approach = np.minimum(distance / period, braking_speeds(distance, accel, finite, period))
+        desired = np.clip(np.copysign(approach, error), -limits.velocity, limits.velocity)
+        v = v + np.clip(desired - v, -change, change)
+        p = p + v * period
+        if step % every == 0:
+            rows.append(p.copy())
+    if not np.array_equal(rows[-1], p):
+        rows.append(p.copy())
+    return np.array(rows)

@@ -332,7 +332,9 @@ class DriverNode(LifecycleNode):
             mimic=mimic_sources(loaded.robot),
         )
         prefix = (parameters.text("robot_name") or session.robot.name).strip("/")
-        session.commands = CommandInputs(self, prefix, core, session.validator, self._warn)
+        guard = session.guard
+        check = (lambda command: guard.check_command(command, core.snapshot.sample, core.limits)) if guard else None
+        session.commands = CommandInputs(self, prefix, core, session.validator, self._warn, check)
         namespace = self.get_namespace()
         session.servo, session.servo_off = make_servo(
             parameters.value, loaded.robot, limits, session.guard, self._log, namespace

@@ -64,13 +64,24 @@ class CommandInputs:
         core: The session's core.
         validator: Checks commands against the limits and the backend's modes.
         warn: Rate-limited warnings.
+        check: A last check of a validated command before the core takes it (the collision guard's
+            path check of position commands); raises :class:`CommandRejected`.
 
     Raises:
         ModelError: The prefix makes no valid topic name.
     """
 
-    def __init__(self, node: Node, prefix: str, core: DriverCore, validator: CommandValidator, warn: Warn) -> None:
+    def __init__(
+        self,
+        node: Node,
+        prefix: str,
+        core: DriverCore,
+        validator: CommandValidator,
+        warn: Warn,
+        check: Callable[[JointCommand], None] | None = None,
+    ) -> None:
         self._node, self._core, self._validator, self._warn = node, core, validator, warn
+        self._check = check
         self._subscriptions: list[Subscription] = []
         for suffix, mode in (
             ("target_joint_positions", CommandMode.POSITION),
@@ -106,6 +117,8 @@ class CommandInputs:
     def _submit(self, make: Callable[[], JointCommand], topic: str) -> None:
         try:
             command = make()
+            if self._check is not None:
+                self._check(command)
             self._core.submit(command)
         except CommandRejected as error:
             self._warn((topic, error.kind), f"rejected a command on '{topic}': {error.reason}")

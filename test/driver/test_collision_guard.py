@@ -21,8 +21,8 @@ from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.collision_guard import CollisionGuard, GuardSettings, build_guard, speed_scale
 from bb_robot.driver.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
-from bb_robot.driver.errors import INVALID_GOAL, TrajectoryRejected
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
+from bb_robot.driver.limits import approach_path, from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.driver.trajectory import TrajectoryPoint
 from bb_robot.loading import load_file
@@ -175,6 +175,49 @@ def test_a_checked_trajectory_near_the_post_is_not_slowed_and_not_reported_as_sl
     np.testing.assert_allclose(cell.positions, near, atol=1e-3)
     assert levels, "the trajectory came within the slowdown distance"
     assert all(level == "ok" and "checked trajectory runs, not slowed" in text for level, text in levels), levels
+
+
+def test_a_position_command_is_checked_along_its_approach_path(cell: Cell) -> None:
+    limits = cell.core.limits
+    # Straight to the far side of the table: the joints' approach passes through it.
+    through = cell.validator.from_array(CommandMode.POSITION, [2.4, -math.pi / 2, 0, 0, 0, 0, 0], "/t", cell.clock.now)
+    with pytest.raises(CommandRejected) as refused:
+        cell.guard.check_command(through, cell.core.snapshot.sample, limits)
+    assert refused.value.kind == "collision" and "world/table/top" in refused.value.reason
+    assert "on the way to the target; not executed" in refused.value.reason
+    # Lifting clear of it: accepted, and the arm gets there.
+    lift = cell.validator.from_array(CommandMode.POSITION, [0.0, -0.8, 0, 0, 0, 0, 0], "/t", cell.clock.now)
+    cell.guard.check_command(lift, cell.core.snapshot.sample, limits)
+    cell.core.submit(lift)
+    cell.run(2.0)
+    np.testing.assert_allclose(cell.positions[:2], [0.0, -0.8], atol=1e-3)
+    # Velocity commands are left to the slow-down.
+    cell.guard.check_command(
+        cell.validator.from_array(CommandMode.VELOCITY, [1.0, 0, 0, 0, 0, 0, 0], "/t", cell.clock.now),
+        cell.core.snapshot.sample,
+        limits,
+    )
+
+
+def test_the_approach_path_is_the_sim_backends_motion(cell: Cell) -> None:
+    # From rest, the sim backend's joints reach the targets on the path approach_path predicts.
+    limits = cell.core.limits
+    start = cell.positions.copy()
+    targets = start.copy()
+    targets[:3] += [0.6, -0.3, 0.2]
+    rows = approach_path(start, np.zeros_like(start), targets, limits, PERIOD_NS * 1e-9, every=1)
+    cell.core.submit(cell.validator.from_array(CommandMode.POSITION, targets.tolist(), "/t", cell.clock.now))
+    seen = []
+    for _ in range(len(rows) + 50):
+        cell.run(PERIOD_NS * 1e-9)
+        seen.append(cell.positions.copy())
+    np.testing.assert_allclose(seen[-1], targets, atol=1e-6)
+    np.testing.assert_allclose(rows[-1], targets, atol=1e-9)
+    # Every predicted row lies within one cycle's travel of the path the simulator took.
+    travel = float(np.max(limits.velocity[:3])) * PERIOD_NS * 1e-9
+    taken = np.array(seen)
+    for row in rows[:: max(1, len(rows) // 40)]:
+        assert np.min(np.max(np.abs(taken - row), axis=1)) <= 2 * travel
 
 
 def test_speed_scale() -> None:

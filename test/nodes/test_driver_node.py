@@ -693,6 +693,11 @@ def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
     # The same through the trajectory topic: refused and logged.
     driver.publish(driver.trajectories, trajectory([(3.0, mid_range())]))
     driver.warned("collision: links 'gripper_base' and 'wrist_1_link'")
+    # A position command to the same pose: its approach path is checked the same way, refused, logged.
+    driver.send_sas("positions", mid_range())
+    driver.warned("target_joint_positions': collision: links 'gripper_base' and 'wrist_1_link'", "not executed")
+    probe.spin_for(0.3)
+    assert driver.positions() == pytest.approx(start_state, abs=1e-9)
     target = gentle()
     handle, _ = driver.send_goal(goal([(3.0, target)]))
     result = driver.result(handle)
