@@ -42,6 +42,9 @@ class BringupConfig:
     max_acceleration: dict[str, float] = field(default_factory=dict)
     #: ``joint_limits.<joint>.max_velocity`` where given.
     max_velocity: dict[str, float] = field(default_factory=dict)
+    #: The driver's ``servo.enable`` and ``servo.tip`` (the Cartesian servo; docs/nodes/servo.md).
+    servo_enabled: bool = False
+    servo_tip: str = ""
 
 
 def config_path(name: str) -> Path:
@@ -117,6 +120,8 @@ def read_config(name: str) -> BringupConfig:
         for joint, value in (section.get("constraints") or {}).items():
             if isinstance(value, dict):
                 joints.add(joint)
+    nested = driver.get("servo")
+    servo: dict[str, Any] = nested if isinstance(nested, dict) else {}
     return BringupConfig(
         path=path,
         robots=robots_in(data),
@@ -126,4 +131,6 @@ def read_config(name: str) -> BringupConfig:
         joints=frozenset(joints),
         max_acceleration=accelerations,
         max_velocity=velocities,
+        servo_enabled=bool(servo.get("enable", driver.get("servo.enable", False))),
+        servo_tip=str(servo.get("tip", driver.get("servo.tip", "")) or ""),
     )

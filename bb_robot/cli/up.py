@@ -208,9 +208,29 @@ def _stage(run: _Run, done: Callable[[], bool], timeout: float, stage: str, why:
     raise StageFailed(_explain(run, why()))
 
 
-def _bring_up(run: _Run, timeout: float, arm: bool) -> bool:
-    """Wait for each stage of every robot; False when stopped by a signal."""
-    return all(_bring_up_robot(run, namespace, timeout, arm) for namespace in run.plan.robots)
+def _bring_up(run: _Run, timeout: float, arm: bool, view: bool) -> bool:
+    """Wait for each stage of every robot, and for the view node when ``view``; False when stopped by a signal."""
+    if not all(_bring_up_robot(run, namespace, timeout, arm) for namespace in run.plan.robots):
+        return False
+    return not view or _view_stage(run, timeout)
+
+
+def _view_stage(run: _Run, timeout: float) -> bool:
+    """Wait until the view node (``--view``, ``--record``) takes /tf: what follows is served and recorded.
+
+    The view subscribes to the topics it finds in the ROS graph; on a busy machine that can take
+    seconds, and a demo started before would be missing from the recording.
+    """
+    if not _stage(
+        run,
+        lambda: run.client.subscribed("view", "/tf"),
+        timeout,
+        "view",
+        lambda: f"the view node (/view) took no /tf after {timeout:g} s",
+    ):
+        return False
+    run.say("view node takes /tf")
+    return True
 
 
 def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> bool:
@@ -399,7 +419,7 @@ def run(args: argparse.Namespace) -> int:
         run_ = _Run(plan, process, client, stop, start)
         code = EXIT_OK
         try:
-            if _bring_up(run_, args.timeout, arm=args.demo):
+            if _bring_up(run_, args.timeout, arm=args.demo, view=bool(args.view or args.record)):
                 code = _operate(run_, args)
             if stop.is_set():
                 run_.say("interrupted: shutting down")

@@ -69,7 +69,8 @@ class ServoInput:
 
     ``kind`` is ``"twist"`` (``values``: linear then angular velocity in ``frame``'s axes, of
     the tip point), ``"pose"`` (``values``: the 4x4 target in ``frame``) or ``"stop"`` (decelerate
-    to a stop; ``frame`` holds the reason).  ``frame`` is a link name of the robot.
+    to a stop; ``frame`` holds the reason).  ``frame`` is a link name of the robot.  ``stamp_ns``
+    is the message's header stamp (0: none), whose differences time a stream of poses.
     """
 
     kind: str
@@ -77,6 +78,7 @@ class ServoInput:
     values: npt.NDArray[np.float64]
     received_ns: int
     source: str
+    stamp_ns: int = 0
 
 
 InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot | ServoInput

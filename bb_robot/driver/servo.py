@@ -68,6 +68,7 @@ from bb_robot.driver.setpoints import SERVO, Setpoints
 from bb_robot.driver.staleness import StaleWatch
 from bb_robot.driver.tolerances import Outcome
 from bb_robot.errors import BbRobotError
+from bb_robot.model.dexterity import reach, singularity_measure
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Robot
 from bb_robot.model.serial import SerialManipulator
@@ -177,15 +178,17 @@ class Servo:
         self._fk = ForwardKinematics(robot)
         self._log = log or (lambda level, text: None)
         self.proximity = proximity
-        links = chain.link_poses(np.zeros(chain.dof))
-        points = np.vstack([links[:, :3, 3], chain.end_effector_pose(np.zeros(chain.dof))[:3, 3]])
-        self.reach = max(float(np.linalg.norm(np.diff(points, axis=0), axis=1).sum()), 0.05)
+        self.reach = reach(chain)
         self.use_limits(limits)
         self._input: ServoInput | None = None
         self._active = False
         self._q = np.zeros(chain.dof)
         self._qd = np.zeros(chain.dof)
         self._twist = np.zeros(6)
+        #: The smoothed feedback part of the tool velocity (:meth:`_ramp`).
+        self._smoothed = np.zeros(6)
+        #: The velocity of the pose stream being tracked (base axes; zero for a single pose).
+        self._target_velocity = np.zeros(6)
         self._reference: FloatArray | None = None
         self._status = ServoStatus("idle", "", "", 1.0, 1.0, self.position_only)
         self._stop_reason = ""
@@ -252,12 +255,34 @@ class Servo:
             self._start(setpoints, sample)
         if message.kind == "pose":
             target = self._frame_pose(message.frame, self._q) @ message.values
-            message = ServoInput("pose", self.chain.base_link, target, message.received_ns, message.source)
+            fixed = message.frame == self.chain.base_link  # a target in a moving frame has no stream velocity
+            message = ServoInput(
+                "pose", self.chain.base_link, target, message.received_ns, message.source, message.stamp_ns
+            )
+            self._target_velocity = self._stream_velocity(message) if fixed else np.zeros(6)
         elif self._input is None or self._input.kind != "twist":
             self._reference = None  # restarted from the measured pose at the next cycle
         self._input = message
         self._stop_reason = ""
         return preempts
+
+    def _stream_velocity(self, message: ServoInput) -> FloatArray:
+        """The velocity of a stream of poses: from the previous pose to this one over their stamps.
+
+        Timed by the header stamps where both have one (their arrival jitters), else by the
+        arrival times; none when the two are further apart than ``command_timeout`` (not a stream).
+        """
+        previous = self._input
+        if previous is None or previous.kind != "pose":
+            return np.zeros(6)
+        if message.stamp_ns and previous.stamp_ns:
+            elapsed = (message.stamp_ns - previous.stamp_ns) * 1e-9
+        else:
+            elapsed = (message.received_ns - previous.received_ns) * 1e-9
+        if not 0.0 < elapsed <= self.settings.command_timeout:
+            return np.zeros(6)
+        velocity = pose_error(message.values, previous.values) / elapsed
+        return velocity * self._speed_factor(velocity, self.settings)
 
     def _start(self, setpoints: Setpoints, sample: JointSample) -> None:
         """Take the chain's joints over where they are commanded now (no jump)."""
@@ -271,6 +296,7 @@ class Servo:
         self._qd = np.where(masks.vel[i], setpoints.targets[i], velocity)
         self._twist = np.zeros(6)
         self._twist[: self.rows] = self._jacobian(self._q) @ self._qd
+        self._smoothed = self._twist.copy()
         self._reference = None
         setpoints.set_modes(i, SERVO)
         setpoints.targets[i] = self._q
@@ -309,13 +335,7 @@ class Servo:
             ``σ_min / σ_max`` (0 singular, 1 isotropic), of the Jacobian whose linear rows are
             divided by the chain's reach (with fewer than six joints: of the linear rows alone).
         """
-        jacobian = self._jacobian(q).copy()
-        jacobian[:3] /= self.reach
-        values = np.linalg.svd(jacobian, compute_uv=False)
-        count = min(jacobian.shape)
-        if values[0] <= 0.0:
-            return 0.0
-        return float(values[count - 1] / values[0])
+        return singularity_measure(self._jacobian(q), self.reach)
 
     # ----------------------------------------------------------------- cycle
     def update(self, setpoints: Setpoints, sample: JointSample, now: int, period: float) -> None:
@@ -338,8 +358,8 @@ class Servo:
         settings = self.settings
         measured = np.where(np.isfinite(sample.positions[i]), sample.positions[i], self._q)
         current = self.chain.end_effector_pose(measured)
-        wanted, correction = self._wanted(current, now, settings)
-        twist = self._ramp(wanted, period, settings)
+        wanted, correction, feedforward = self._wanted(current, now, settings)
+        twist = self._ramp(wanted, period, settings, feedforward)
         jacobian = self._jacobian(self._q)
         measure = self.measure(self._q)
         free = self._solve(jacobian, (twist + correction)[: self.rows], measure, settings)
@@ -363,8 +383,16 @@ class Servo:
             setpoints.feedforward[i] = qd
         self._report(scale, why, measure)
 
-    def _wanted(self, current: FloatArray, now: int, settings: ServoSettings) -> tuple[FloatArray, FloatArray]:
-        """Step 1: the tool velocity wanted this cycle and the closed-loop correction (base axes)."""
+    def _wanted(
+        self, current: FloatArray, now: int, settings: ServoSettings
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Step 1: the tool velocity wanted this cycle, the closed-loop correction and the feed-forward (base axes).
+
+        A stream of poses is tracked with its own velocity as feed-forward, towards the last pose
+        carried forward at that velocity to now (for at most ``command_timeout``: a stream that
+        stops leaves its last pose to reach and hold); the approach speed corrects the rest.
+        """
+        none = np.zeros(6)
         message = self._input
         timeout = settings.command_timeout
         if message is not None and message.kind == "twist" and now - message.received_ns > timeout * 1e9:
@@ -373,7 +401,7 @@ class Servo:
         wanted = np.zeros(6)
         if message is None:
             self._reference = None  # decelerating to a stop: a new twist starts from the measured pose
-            return wanted, np.zeros(6)
+            return wanted, none, none
         if message.kind == "twist":
             rotation = self._frame_pose(message.frame, self._q)[:3, :3]
             wanted[:3] = rotation @ message.values[:3]
@@ -381,8 +409,15 @@ class Servo:
             wanted *= self._speed_factor(wanted, settings)
             if self._reference is None:
                 self._reference = current.copy()
-            return wanted, self._correction(current, settings)
-        error = pose_error(message.values, current)
+            return wanted, self._correction(current, settings), none
+        since = (now - message.received_ns) * 1e-9
+        feedforward = self._target_velocity if 0.0 <= since <= settings.command_timeout else none
+        target = message.values
+        if feedforward.any():
+            target = message.values.copy()
+            target[:3, 3] += feedforward[:3] * since
+            target[:3, :3] = rotation_matrix(feedforward[3:] * since) @ target[:3, :3]
+        error = pose_error(target, current)
         for part, top, accel in (
             (slice(0, 3), settings.max_linear_speed, settings.max_linear_acceleration),
             (slice(3, 6), settings.max_angular_speed, settings.max_angular_acceleration),
@@ -391,7 +426,8 @@ class Servo:
             if distance > 0.0:
                 speed = min(top, math.sqrt(2.0 * accel * distance) * 0.9, settings.gain * distance)
                 wanted[part] = error[part] * (speed / distance)
-        return wanted, np.zeros(6)
+        factor = self._speed_factor(wanted + feedforward, settings)
+        return wanted * factor, none, feedforward * factor
 
     @staticmethod
     def _speed_factor(twist: FloatArray, settings: ServoSettings) -> float:
@@ -419,10 +455,15 @@ class Servo:
         reference[:3, 3] += applied[:3] * period
         reference[:3, :3] = rotation_matrix(applied[3:] * period) @ reference[:3, :3]
 
-    def _ramp(self, wanted: FloatArray, period: float, settings: ServoSettings) -> FloatArray:
-        """Step 2: the tool velocity, smoothed (:data:`SMOOTHING`) and changed by at most the tool accelerations."""
-        stopping = not wanted.any()  # a stop brakes at the accelerations, unsmoothed (it ends in finite time)
-        change = (wanted - self._twist) * (1.0 if stopping else min(period / SMOOTHING, 1.0))
+    def _ramp(self, wanted: FloatArray, period: float, settings: ServoSettings, feedforward: FloatArray) -> FloatArray:
+        """Step 2: the tool velocity, smoothed (:data:`SMOOTHING`) and changed by at most the tool accelerations.
+
+        The feed-forward of a pose stream is added after the smoothing: it is smooth already,
+        and smoothing it would make the tool lag the stream.
+        """
+        stopping = not wanted.any() and not feedforward.any()  # brakes at the accelerations, unsmoothed
+        self._smoothed += (wanted - self._smoothed) * (1.0 if stopping else min(period / SMOOTHING, 1.0))
+        change = self._smoothed + feedforward - self._twist
         for part, accel in (
             (slice(0, 3), settings.max_linear_acceleration),
             (slice(3, 6), settings.max_angular_acceleration),

@@ -230,6 +230,7 @@ def check_pose(
     position: Sequence[float],
     orientation: Sequence[float],
     received_ns: int,
+    stamp_ns: int = 0,
 ) -> ServoInput:
     """A checked pose target for the loop.
 
@@ -240,6 +241,7 @@ def check_pose(
         position: ``pose.position`` (m, in ``frame``).
         orientation: ``pose.orientation`` as x, y, z, w (normalised here).
         received_ns: when it arrived (monotonic ns).
+        stamp_ns: ``header.stamp`` (ns; 0: not stamped): a stream's velocity is timed by it.
 
     Returns:
         The input (its values: the 4x4 target pose in ``frame``).
@@ -261,7 +263,7 @@ def check_pose(
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ]
     pose[:3, 3] = p
-    return ServoInput("pose", link, pose, received_ns, topic)
+    return ServoInput("pose", link, pose, received_ns, topic, stamp_ns)
 
 
 def stop_input(topic: str, reason: str, received_ns: int) -> ServoInput:

@@ -144,8 +144,10 @@ class ServoInputs:
     def _on_pose(self, msg: PoseStamped, topic: str) -> None:
         p, q, frame = msg.pose.position, msg.pose.orientation, msg.header.frame_id
         frames = self._servo.frames
+        stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
         self._submit(
-            lambda: check_pose(topic, frames, frame, (p.x, p.y, p.z), (q.x, q.y, q.z, q.w), time.monotonic_ns()), topic
+            lambda: check_pose(topic, frames, frame, (p.x, p.y, p.z), (q.x, q.y, q.z, q.w), time.monotonic_ns(), stamp),
+            topic,
         )
 
     def close(self) -> None:

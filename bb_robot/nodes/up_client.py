@@ -208,6 +208,18 @@ class UpClient:
         """Each robot's view, as plain data."""
         return {namespace: robot.snapshot() for namespace, robot in self.robots.items()}
 
+    def subscribed(self, node_name: str, topic: str) -> bool:
+        """Whether a node named ``node_name`` subscribes to ``topic`` (as the graph shows it here).
+
+        Args:
+            node_name: the node's name (without namespace).
+            topic: the fully qualified topic.
+
+        Returns:
+            True once the subscription is known here.
+        """
+        return any(info.node_name == node_name for info in self.node.get_subscriptions_info_by_topic(topic))
+
     def arm(self, namespace: str, timeout: float = 10.0) -> tuple[bool, str]:
         """Call the driver's ``~/arm``; returns (success, message)."""
         robot = self.robots[namespace]
