@@ -64,6 +64,21 @@ def _segment_time(distance: float, joint: JointRange) -> float:
     return _MARGIN * max(by_velocity, by_acceleration)
 
 
+def move_point(joints: Sequence[JointRange], start: Sequence[float], target: Sequence[float]) -> DemoPoint:
+    """One waypoint from ``start`` to ``target`` (both in ``joints`` order), timed as the demo's segments.
+
+    Args:
+        joints: the joints moved.
+        start: where they are.
+        target: where they go.
+
+    Returns:
+        The point, reached after what the slowest joint needs (at least 0.1 s).
+    """
+    duration = max((_segment_time(abs(b - a), j) for j, a, b in zip(joints, start, target, strict=True)), default=0.0)
+    return DemoPoint(max(duration, 0.1), tuple(float(v) for v in target))
+
+
 def demo_points(joints: Sequence[JointRange], current: Mapping[str, float], max_time: float = 10.0) -> list[DemoPoint]:
     """The demo's waypoints.
 

@@ -5,7 +5,8 @@ Runs ``launch/bringup.launch.py`` through launch's ``LaunchService`` in a child 
 published → driver configured → active → first /tf → armed) with their times, then a live view of the
 joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
-that moves every joint through half its range.  The ROS side is :mod:`bb_robot.nodes.up_client`;
+that moves every joint through half its range; ``--demo-cartesian`` moves the tool along a circle
+through the Cartesian servo (:mod:`bb_robot.cli.up_cartesian`).  The ROS side is :mod:`bb_robot.nodes.up_client`;
 this module never imports rclpy.  ``docs/bringup.md`` describes it all.
 
 Exit codes: 0 success (or a clean shutdown on Ctrl-C / SIGTERM / ``--duration``); 1 the input is
@@ -31,6 +32,7 @@ from bb_robot.bringup.demo import DemoPoint, demo_points
 from bb_robot.bringup.status import GoalProgress, RobotView
 from bb_robot.cli import common
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
+from bb_robot.cli.up_cartesian import CartesianDemo, servo_chain
 from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
 from bb_robot.cli.up_process import BringupProcess, DriverWatch
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
@@ -83,11 +85,18 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         metavar="NAME",
         help=f"what moves the joints: {', '.join(builtin_backends())} (default: the parameter file's, else sim)",
     )
-    parser.add_argument(
+    demos = parser.add_mutually_exclusive_group()
+    demos.add_argument(
         "--demo",
         action="store_true",
         help="arm the driver and move every joint through half its range with a FollowJointTrajectory goal; "
         "without --duration, exit when it ends (0 succeeded, 1 failed)",
+    )
+    demos.add_argument(
+        "--demo-cartesian",
+        action="store_true",
+        help="arm the driver, move the servo's chain to a ready pose, then draw a 5 cm circle with the tool "
+        "through ~/pose_commands; succeeds when the tool stays within 2 mm of it (exit as --demo)",
     )
     parser.add_argument(
         "--respawn",
@@ -336,18 +345,25 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
         for namespace in run.plan.robots:
             goals[namespace] = _demo_goal(run, namespace)
             run.say(f"{'/' + namespace + ' ' if namespace else ''}demo goal sent (FollowJointTrajectory)")
+    cartesian: dict[str, CartesianDemo] = {}
+    if args.demo_cartesian:
+        for namespace in run.plan.robots:
+            cartesian[namespace] = CartesianDemo(run.plan, run.client, namespace, run.say, run.stop).start()
     goal_deadline = time.monotonic() + run.plan.demo_time + GOAL_SLACK
 
     def demo_over() -> bool:
+        if cartesian:
+            return all(demo.outcome.done for demo in cartesian.values())
         return all(goal.done for goal in goals.values()) or time.monotonic() > goal_deadline
 
     def finished() -> bool:
         run.watch_drivers()
         if goals and run.driver_lost():
             return True  # the goals died with the driver: no result will come
+        demos = bool(goals or cartesian)
         if args.duration is not None:
-            return time.monotonic() - up_at >= args.duration and (not goals or demo_over())
-        return bool(goals) and demo_over()
+            return time.monotonic() - up_at >= args.duration and (not demos or demo_over())
+        return demos and demo_over()
 
     _show(run, goals, finished)
     if not run.process.running():
@@ -370,6 +386,16 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
             code = EXIT_INPUT
         else:
             run.say(f"{label}demo goal succeeded ({goal.feedback_count} feedback messages)")
+    for namespace, demo in cartesian.items():
+        label = f"/{namespace} " if namespace else ""
+        outcome = demo.outcome
+        if outcome.done and outcome.ok:
+            run.say(f"{label}cartesian demo succeeded: {outcome.message}")
+        elif not outcome.done and run.stop.is_set():
+            run.say(f"{label}cartesian demo interrupted ({outcome.phase})")
+        else:
+            run.say(f"{label}cartesian demo failed ({outcome.phase}): {outcome.message or 'driver lost'}")
+            code = EXIT_INPUT
     return code
 
 
@@ -404,6 +430,8 @@ def run(args: argparse.Namespace) -> int:
     )
     if args.demo:
         demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
+    if args.demo_cartesian:
+        servo_chain(plan)  # UpError (exit 1) before anything starts if the servo is off
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     _add_view(plan.launch_arguments, args)
@@ -419,7 +447,8 @@ def run(args: argparse.Namespace) -> int:
         run_ = _Run(plan, process, client, stop, start)
         code = EXIT_OK
         try:
-            if _bring_up(run_, args.timeout, arm=args.demo, view=bool(args.view or args.record)):
+            demo = args.demo or args.demo_cartesian
+            if _bring_up(run_, args.timeout, arm=demo, view=bool(args.view or args.record)):
                 code = _operate(run_, args)
             if stop.is_set():
                 run_.say("interrupted: shutting down")

@@ -19,6 +19,7 @@ from bb_robot.description.parameters import default_model_dirs
 from bb_robot.description.sources import load_model
 from bb_robot.driver.backends.base import builtin_backends
 from bb_robot.errors import BbRobotError
+from bb_robot.loading import LoadedModel
 from bb_robot.model.robot import Robot
 
 #: The parameter file for a MODEL given without ``--config``: nothing robot-specific in it.
@@ -50,6 +51,10 @@ class BringupPlan:
     demo_time: float
     tip: str | None
     summary: str
+    #: The loaded model (its file, text and search directories: the collision model of the Cartesian demo).
+    loaded: LoadedModel | None = None
+    #: Where the model's meshes and includes are looked for.
+    model_dirs: tuple[str, ...] = ()
 
 
 def _demo_joints(robot: Robot, config: BringupConfig) -> tuple[JointRange, ...]:
@@ -146,4 +151,5 @@ def plan_bringup(
         f"{count} '{robot.name}' from {source}, parameter file {settings.path.name}, "
         f"backend {backend or settings.backend or 'sim'}"
     )
-    return BringupPlan(robot, settings, robots, arguments, joints, demo_time, tip, summary)
+    dirs = tuple(_model_dirs(source, resource_paths))
+    return BringupPlan(robot, settings, robots, arguments, joints, demo_time, tip, summary, loaded, dirs)

@@ -188,6 +188,7 @@ class UpClient:
         rclpy.init(context=self.context, signal_handler_options=rclpy.signals.SignalHandlerOptions.NO)
         self.node = rclpy.create_node(f"bb_robot_up_{uuid.uuid4().hex[:6]}", context=self.context)
         self.robots = {namespace: _Robot(self, namespace) for namespace in namespaces}
+        self._pose_publishers: dict[str, Any] = {}
         self.executor = SingleThreadedExecutor(context=self.context)
         self.executor.add_node(self.node)
         self.node.create_timer(STATE_PERIOD, self._poll)
@@ -207,6 +208,41 @@ class UpClient:
     def snapshot(self) -> dict[str, RobotView]:
         """Each robot's view, as plain data."""
         return {namespace: robot.snapshot() for namespace, robot in self.robots.items()}
+
+    def pose_topic(self, namespace: str) -> str:
+        """Create the publisher of the robot's ``driver/pose_commands`` (once) and return the topic.
+
+        Args:
+            namespace: the robot's namespace.
+
+        Returns:
+            The fully qualified topic.
+        """
+        from geometry_msgs.msg import PoseStamped
+
+        topic = f"/{namespace}/driver/pose_commands" if namespace else "/driver/pose_commands"
+        if topic not in self._pose_publishers:
+            self._pose_publishers[topic] = self.node.create_publisher(PoseStamped, topic, 10)
+        return topic
+
+    def publish_pose(self, namespace: str, frame: str, position: Sequence[float], quaternion: Sequence[float]) -> None:
+        """Publish a tool pose target to the robot's servo (stamped now).
+
+        Args:
+            namespace: the robot's namespace.
+            frame: ``header.frame_id`` (a link of the robot; "" the chain's base).
+            position: x, y, z (m).
+            quaternion: x, y, z, w.
+        """
+        from geometry_msgs.msg import PoseStamped
+
+        message = PoseStamped()
+        message.header.frame_id = frame
+        message.header.stamp = self.node.get_clock().now().to_msg()
+        p, q = message.pose.position, message.pose.orientation
+        p.x, p.y, p.z = (float(v) for v in position)
+        q.x, q.y, q.z, q.w = (float(v) for v in quaternion)
+        self._pose_publishers[self.pose_topic(namespace)].publish(message)
 
     def subscribed(self, node_name: str, topic: str) -> bool:
         """Whether a node named ``node_name`` subscribes to ``topic`` (as the graph shows it here).

@@ -1,0 +1,105 @@
+"""The Cartesian demo's circle and ready pose (``bb-robot up --demo-cartesian``).
+
+The ready pose is checked by what the demo needs, with the model's own inverse kinematics (tested
+against Pinocchio in test/model) and the driver's collision model: the whole circle followed
+continuously, well-conditioned, clear of the joint limits and of the arm itself.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bb_robot.bringup import cartesian
+from bb_robot.bringup.cartesian import Circle, min_jerk, ready_configuration
+from bb_robot.cli.up_cartesian import collision_check, servo_chain
+from bb_robot.cli.up_inputs import UpError, plan_bringup
+from bb_robot.model.dexterity import reach
+from bb_robot.model.serial import SerialManipulator
+from bb_robot.model.transforms import quaternion_to_matrix
+from bb_robot.urdf.builder import load_urdf
+
+BB_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
+
+
+def test_min_jerk_starts_and_ends_at_rest() -> None:
+    assert min_jerk(0.0) == 0.0 and min_jerk(1.0) == 1.0 and min_jerk(0.5) == pytest.approx(0.5)
+    assert min_jerk(-1.0) == 0.0 and min_jerk(2.0) == 1.0
+    h = 1e-6
+    for s in (0.0, 1.0):  # zero velocity and acceleration at both ends (one-sided differences)
+        inside = s + h if s == 0.0 else s - h
+        assert abs(min_jerk(inside) - min_jerk(s)) / h < 1e-6
+
+
+def test_the_circle_passes_through_the_start_in_the_tool_plane() -> None:
+    start = np.eye(4)
+    start[:3, :3] = quaternion_to_matrix((0.2, -0.3, 0.1, 0.9))
+    start[:3, 3] = (0.4, -0.1, 0.6)
+    circle = Circle(start)
+    times = np.linspace(0.0, circle.duration, 81)
+    points = np.array([circle.pose(t)[:3, 3] for t in times])
+    np.testing.assert_allclose(points[0], start[:3, 3], atol=1e-12)
+    np.testing.assert_allclose(points[-1], start[:3, 3], atol=1e-12)
+    np.testing.assert_allclose(np.linalg.norm(points - circle.center, axis=1), cartesian.RADIUS, atol=1e-12)
+    np.testing.assert_allclose((points - circle.center) @ start[:3, 2], 0.0, atol=1e-12)  # normal to tool z
+    assert circle.deviation(points).max() < 1e-12
+    # Half-way through the turn it is at the far side: two radii from the start.
+    assert np.linalg.norm(circle.pose(circle.duration / 2)[:3, 3] - start[:3, 3]) == pytest.approx(0.1)
+    for t in times:
+        np.testing.assert_allclose(circle.pose(t)[:3, :3], start[:3, :3])
+    # A point off the circle: its distance (out of the plane and radially) combined.
+    off = circle.center + 0.003 * start[:3, 2] + (cartesian.RADIUS + 0.004) * start[:3, 0]
+    assert circle.deviation(off)[0] == pytest.approx(0.005)
+
+
+def test_the_bundled_arms_ready_pose_lets_it_draw_the_circle_clear_of_itself() -> None:
+    plan = plan_bringup(None)
+    chain = servo_chain(plan)
+    assert chain.tip_link == "tcp"
+    clear = collision_check(plan, chain)
+    assert clear is not None
+    zero = np.zeros(chain.dof)
+    ready = ready_configuration(chain, zero, clear=clear)
+    np.testing.assert_array_equal(ready, ready_configuration(chain, zero, clear=clear))  # reproducible
+    lower, upper = np.array(chain.lower_limits), np.array(chain.upper_limits)
+    followed = cartesian.follow_circle(chain, ready, lower, upper, reach(chain))
+    assert followed is not None
+    rows, worst = followed
+    assert worst >= cartesian.READY_MEASURE
+    assert (rows >= lower + cartesian.LIMIT_CLEARANCE - 1e-9).all() and (
+        rows <= upper - cartesian.LIMIT_CLEARANCE + 1e-9
+    ).all()
+    circle = Circle(chain.end_effector_pose(ready))
+    tool = np.array([chain.end_effector_pose(q)[:3, 3] for q in rows])
+    assert circle.deviation(tool).max() < 1e-4
+    assert clear(rows) and clear(zero + np.linspace(0, 1, 20)[:, None] * (ready - zero))
+    # bb_arm's zero pose (stretched straight up) is singular: the reason for a ready pose.
+    assert cartesian.measure(chain, zero, reach(chain)) < 1e-6
+
+
+def test_a_chain_of_five_joints_tracks_the_circle_by_position() -> None:
+    chain = SerialManipulator.from_robot(load_urdf(BB_ARM), "wrist_2_link", strict=False)
+    assert chain.dof == 5
+    ready = ready_configuration(chain, np.zeros(chain.dof))
+    followed = cartesian.follow_circle(
+        chain, ready, np.array(chain.lower_limits), np.array(chain.upper_limits), reach(chain)
+    )
+    assert followed is not None and followed[1] >= cartesian.READY_MEASURE
+
+
+def test_a_chain_that_cannot_draw_the_circle_is_refused_naming_it() -> None:
+    one_joint = load_urdf(BB_ARM)
+    chain = SerialManipulator.from_robot(one_joint, "shoulder_link", strict=False)
+    assert chain.dof == 1
+    with pytest.raises(cartesian.CartesianDemoError, match=r"chain base_link -> shoulder_link: no ready pose"):
+        ready_configuration(chain, np.zeros(1))
+
+
+def test_a_parameter_file_without_the_servo_is_refused_before_anything_starts() -> None:
+    plan = plan_bringup(str(BB_ARM))  # generic.yaml: the servo is off
+    with pytest.raises(UpError, match=r"servo is off in .*generic.yaml.*servo.enable"):
+        servo_chain(plan)
+    assert math.isfinite(reach(servo_chain(plan_bringup(None))))

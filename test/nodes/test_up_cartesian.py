@@ -1,0 +1,111 @@
+"""``bb-robot up --demo-cartesian`` end to end: the real launch, the driver's servo, and this process
+as the observer.
+
+The circle is judged here independently of the command's own measure: the tool positions come
+from the joint states this process receives (forward kinematics of the model, which test/model
+checks against Pinocchio), and a circle is fitted to them (a plane by SVD, then a least-squares
+circle in it).  Its radius must be 5 cm, every point within 2 mm of it, the plane normal to the
+tool's z axis and the turn whole.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from helpers.bringup_helpers import Launched, require_launch, up_command
+
+from bb_robot.cli.up_inputs import plan_bringup
+from bb_robot.model.kinematics import ForwardKinematics
+
+if TYPE_CHECKING:
+    from helpers.nodes import Probe
+
+
+def fit_circle(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.ndarray]:
+    """Centre, plane normal, radius and each point's distance from the fitted circle."""
+    centroid = points.mean(axis=0)
+    _, _, axes = np.linalg.svd(points - centroid)
+    u, v, normal = axes[0], axes[1], axes[2]
+    xy = np.column_stack(((points - centroid) @ u, (points - centroid) @ v))
+    # x² + y² = 2 a x + 2 b y + c, linear in (a, b, c).
+    system = np.column_stack((2 * xy, np.ones(len(xy))))
+    (a, b, c), *_ = np.linalg.lstsq(system, (xy**2).sum(axis=1), rcond=None)
+    radius = math.sqrt(c + a * a + b * b)
+    centre = centroid + a * u + b * v
+    offset = points - centre
+    height = offset @ normal
+    radial = np.linalg.norm(offset - np.outer(height, normal), axis=1) - radius
+    return centre, normal, radius, np.hypot(height, radial)
+
+
+def test_up_demo_cartesian_draws_the_circle(probe: Probe, tmp_path: Path) -> None:
+    require_launch()
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    states: list[Any] = []
+    probe.node.create_subscription(
+        JointState, "/joint_states", states.append, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+    )
+    run = Launched(up_command("--demo-cartesian", "--timeout", "90"), tmp_path / "up.log")
+
+    def ended() -> bool:
+        run.watch()
+        return run.process.poll() is not None
+
+    assert probe.spin_until(ended, timeout=240), run.log()
+    status = run.wait()
+    output = run.log()
+    assert status == 0, output
+    assert "cartesian demo succeeded: the tool stayed within" in output, output
+    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
+
+    found = re.search(r"moving to the ready pose \([0-9.]+ s\): (\[[^\]]*\])", output)
+    assert found, output
+    ready = np.array(ast.literal_eval(found.group(1)))
+    plan = plan_bringup(None)
+    arm = [j.name for j in plan.demo_joints][: len(ready)]
+    fk = ForwardKinematics(plan.robot)
+
+    def configuration(message: Any) -> dict[str, float]:
+        values = dict(zip(message.name, message.position, strict=True))
+        return {name: value for name, value in values.items() if plan.robot.joints[name].mimic is None}
+
+    # From the first joint state at the ready pose (printed to 3 decimals) on: the circle, then the hold.
+    start = next(
+        k
+        for k, message in enumerate(states)
+        if np.abs(np.array([configuration(message)[n] for n in arm]) - ready).max() < 2e-3
+    )
+    circle = states[start:]
+    assert len(circle) > 150, f"{len(circle)} joint states after the ready pose"
+    poses = [fk.poses(configuration(m))["tcp"] for m in circle]
+    points = np.array([pose[:3, 3] for pose in poses])
+    centre, normal, radius, distances = fit_circle(points)
+    assert abs(radius - 0.05) < 0.002, radius
+    assert distances.max() <= 0.002, distances.max()
+    assert abs(float(normal @ poses[0][:3, 2])) > 0.99, "not in the plane normal to the tool's z axis"
+    angles = np.unwrap(
+        np.arctan2(
+            *np.flipud(np.column_stack(((points - centre) @ poses[0][:3, 0], (points - centre) @ poses[0][:3, 1])).T)
+        )
+    )
+    assert abs(angles.max() - angles.min()) > math.radians(350), "not a whole turn"
+    np.testing.assert_allclose(points[-1], points[0], atol=1e-3)  # it returns to where it started
+
+
+def test_up_demo_cartesian_on_mujoco_with_the_view(tmp_path: Path) -> None:
+    require_launch()
+    command = up_command("--demo-cartesian", "--backend", "mujoco", "--view", "--port", "0", "--timeout", "90")
+    run = Launched(command, tmp_path / "up.log")
+    status = run.wait(timeout=240)
+    output = run.log()
+    assert status == 0, output
+    assert "backend mujoco" in output and "view node takes /tf" in output
+    assert "cartesian demo succeeded: the tool stayed within" in output, output
+    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
