@@ -271,6 +271,32 @@ CPUs, and the minima say more about the code than the medians.
 """
 
 
+def report_head(title: str, run: str, machine: str, targets: Iterable[tuple[str, str]]) -> list[str]:
+    """The first lines of a benchmark's section: its title, how it ran, the machine, the verdicts.
+
+    Args:
+        title: the section's heading (without ``## ``).
+        run: the sentence(s) after "Run <timestamp> " (what mode, what clock).
+        machine: :func:`machine_summary`'s line.
+        targets: ``(status, text)`` per verdict, listed under "Targets".
+
+    Returns:
+        Markdown lines, ending with a blank line.
+    """
+    return [
+        f"## {title}",
+        "",
+        f"Run {timestamp()} {run}",
+        "",
+        f"Machine: {machine}.",
+        "",
+        "### Targets",
+        "",
+        *(f"- **{status}**: {text}" for status, text in targets),
+        "",
+    ]
+
+
 def rewrite_doc_section(name: str, body: str, page: Path = DOCS_PAGE) -> Path:
     """Put ``body`` between ``<!-- name:start -->`` and ``<!-- name:end -->`` in ``page``.
 

@@ -279,17 +279,13 @@ def main(argv: list[str] | None = None) -> int:
     driver_rows = bench_driver(3.0 if args.quick else 9.0)
     mode = "--quick" if args.quick else "full run"
     lines = [
-        "## Collision checking against Pinocchio + coal (`benchmarks/bench_collision.py`)",
-        "",
-        f"Run {_common.timestamp()} ({mode}).  CPU time of the benchmark process (`time.process_time`); "
-        f"load average {_common.load_average()} at the end.",
-        "",
-        f"Machine: {machine}.",
-        "",
-        "### Targets",
-        "",
-        *(f"- **{status}**: {text}" for status, text in targets),
-        "",
+        *_common.report_head(
+            "Collision checking against Pinocchio + coal (`benchmarks/bench_collision.py`)",
+            f"({mode}).  CPU time of the benchmark process (`time.process_time`); "
+            f"load average {_common.load_average()} at the end.",
+            machine,
+            targets,
+        ),
         "### (a) A full self-collision check of one configuration",
         "",
         f"{CONFIGURATIONS} random configurations within the limits, each checked whole (every pair, no "

@@ -427,18 +427,14 @@ def main(argv: list[str] | None = None) -> int:
 
     mode = "--quick" if args.quick else "full run"
     lines = [
-        "## Forward kinematics against Pinocchio (`benchmarks/bench_fk.py`)",
-        "",
-        f"Run {_common.timestamp()} ({mode}).  Every time is CPU time of the benchmark process "
-        "(`time.process_time`, all its threads), not wall time: on this shared machine the other "
-        "work preempts long runs more often than short ones.",
-        "",
-        f"Machine: {machine}.",
-        "",
-        "### Targets",
-        "",
-        *(f"- **{status}**: {text}" for status, text in single_targets + batch_targets),
-        "",
+        *_common.report_head(
+            "Forward kinematics against Pinocchio (`benchmarks/bench_fk.py`)",
+            f"({mode}).  Every time is CPU time of the benchmark process "
+            "(`time.process_time`, all its threads), not wall time: on this shared machine the other "
+            "work preempts long runs more often than short ones.",
+            machine,
+            single_targets + batch_targets,
+        ),
         "### (a) One configuration per call",
         "",
         f"Random configurations within limits, given one at a time as numpy rows: a run is "
