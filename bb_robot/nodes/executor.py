@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 import traceback
 from collections.abc import Callable
 
@@ -65,6 +66,19 @@ AddNode = Callable[[Node, Callable[[], object] | None], None]
 #: Failures of the executor itself (not of a callback), one after the other with no successful
 #: spin between them, after which it is taken as unusable and the process ends (exit status 1).
 UNUSABLE_AFTER = 20
+#: rclpy runs a pending coroutine task (a FollowJointTrajectory goal awaiting its end) again on every
+#: spin, so while one is pending ``spin_once`` returns at once, over and over: a busy loop that took
+#: a whole core (at real-time priority 1 beside a driver's loop) and the interpreter lock from the
+#: loop thread.  After :data:`SPIN_BURST` returns in a row that did not wait (wall time within
+#: :data:`SPIN_WAITED` of the thread's CPU time: it never blocked for work), the executor thread
+#: naps :data:`SPIN_NAP` seconds.  A real backlog of messages is still taken at thousands per
+#: second; a message that arrives during a nap waits at most the nap.
+SPIN_WAITED, SPIN_BURST, SPIN_NAP = 0.0001, 5, 0.002
+
+
+def nap(seconds: float) -> None:
+    """The executor thread's nap (its own name, so that a test sees each one)."""
+    time.sleep(seconds)
 
 
 def failed_callback(error: BaseException) -> tuple[str, str] | None:
@@ -137,11 +151,17 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
 
     try:
         start(add)
-        failures = 0
+        failures = quick = 0
         # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
         while rclpy.ok():
             try:
+                wall, cpu = time.perf_counter(), time.thread_time()
                 executor.spin_once(timeout_sec=0.2)
+                waited = (time.perf_counter() - wall) - (time.thread_time() - cpu) > SPIN_WAITED
+                quick = 0 if waited else quick + 1
+                if quick >= SPIN_BURST:  # spinning on a pending task, not waiting for work: nap
+                    quick = 0
+                    nap(SPIN_NAP)
             except (KeyboardInterrupt, ExternalShutdownException):
                 raise
             except Exception as error:  # noqa: BLE001 - one callback's error must not end every node

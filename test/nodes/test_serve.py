@@ -54,3 +54,84 @@ def test_a_raising_callback_does_not_stop_the_other_node(tmp_path: Path, probe: 
     finally:
         status = process.stop()
     assert status == 0, process.log()
+
+
+PENDING_TASK = """
+import json, sys, time
+import rclpy
+from rclpy.task import Future
+from bb_robot.nodes import executor as served
+
+captured = {}
+events = []  # per spin: "waited" or "busy"; "nap" for each nap
+
+
+class Counted:
+    # The executor, each spin timed (the events executor's methods cannot be replaced).
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def spin_once(self, timeout_sec=None):
+        if len(events) >= 60:
+            raise KeyboardInterrupt
+        wall, cpu = time.perf_counter(), time.thread_time()
+        self.inner.spin_once(timeout_sec=timeout_sec)
+        waited = (time.perf_counter() - wall) - (time.thread_time() - cpu) > served.SPIN_WAITED
+        events.append("waited" if waited else "busy")
+
+
+def make():
+    captured["executor"] = served.make_executor()
+    return Counted(captured["executor"])
+
+
+def nap(seconds):
+    events.append("nap")
+    time.sleep(seconds)
+
+
+served.nap = nap
+never = Future()
+
+
+async def goal():  # what the driver's FollowJointTrajectory goal does: await the end of its execution
+    await never
+
+
+def start(add):
+    node = rclpy.create_node("pending_task")
+    add(node, None)
+    captured["executor"].create_task(goal)
+
+
+rclpy.init()
+status = served.serve(start, make=make)
+print(json.dumps({"status": status, "events": events, "executor": type(captured["executor"]).__name__}))
+"""
+
+
+def test_a_pending_task_does_not_spin_the_executor_thread() -> None:
+    """While a coroutine task is pending (a goal awaiting its end), the driver's executor (rclpy's
+    events executor on Kilted) runs it again on every spin without waiting: serve() naps after
+    SPIN_BURST such spins, so no longer run of spins goes without waiting (the single-threaded
+    executor waits by itself every other spin)."""
+    import json
+    import subprocess
+    import sys
+
+    from bb_robot.nodes.executor import SPIN_BURST
+
+    done = subprocess.run([sys.executable, "-c", PENDING_TASK], capture_output=True, text=True, timeout=TIMEOUT * 4)
+    assert done.returncode == 0, done.stderr
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert result["status"] == 0
+    runs, run = [], 0
+    for event in result["events"]:
+        run = run + 1 if event == "busy" else 0
+        runs.append(run)
+    assert max(runs) <= SPIN_BURST, result
+    assert result["events"].count("busy") + result["events"].count("waited") >= 40, result
