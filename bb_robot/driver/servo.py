@@ -39,10 +39,15 @@ Each cycle:
 A twist stopped (stale, rejected) decelerates within the same limits; once still, the joints
 are handed back to the core to hold where they stopped.  A joint command or trajectory on any
 of the chain's joints takes them over at once (the core's modes say who drives them).
+
+The steps' arithmetic is :mod:`bb_robot.driver.servo_math`'s.  Where numba runs, a cycle is one
+compiled call with its own forward kinematics (:func:`load_kernel`); else the same steps run
+with numpy and the chain's kinematics.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -51,23 +56,19 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.driver import servo_math as sm
 from bb_robot.driver.arming import Arming
 from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import INVALID_GOAL
 from bb_robot.driver.inbox import ServoInput
 from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.servo_inputs import (
-    FrameNames,
-    ServoError,
-    ServoSettings,
-    pose_error,
-    rotation_matrix,
-)
+from bb_robot.driver.servo_inputs import FrameNames, ServoError, ServoSettings
 from bb_robot.driver.setpoints import SERVO, Setpoints
 from bb_robot.driver.staleness import StaleWatch
 from bb_robot.driver.tolerances import Outcome
 from bb_robot.errors import BbRobotError
+from bb_robot.model import compiled
 from bb_robot.model.dexterity import reach, singularity_measure
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Robot
@@ -78,13 +79,30 @@ LogFunction = Callable[[str, str], None]
 
 #: How a trajectory on the servo's joints ends when a servo input arrives.
 PREEMPTED = Outcome("aborted", INVALID_GOAL, "preempted by a servo input")
-#: Below this joint speed (rad/s or m/s) a stopping servo counts as still.
-STILL = 1e-6
-#: Time constant (s) of the first-order smoothing of the wanted tool velocity: the acceleration
-#: rises over a few hundredths of a second instead of jumping, which a lagging arm follows closely.
-SMOOTHING = 0.05
-#: The joint-limit scale reaches 0 at this fraction of the margin from the command range's end.
-LIMIT_STOP_FRACTION = 0.05
+_log = logging.getLogger(__name__)
+
+
+def load_kernel() -> Callable[..., None] | None:
+    """The servo's compiled cycle (:func:`bb_robot.driver._servo_numba.cycle`), or ``None``.
+
+    ``None`` when ``BB_ROBOT_KERNEL=numpy`` is set, or numba is missing or fails to load (logged);
+    the servo then takes the numpy path, which gives the same cycles.  A driver with the servo
+    enabled loads numba even where the node leaves one configuration's kinematics to Python
+    (:func:`bb_robot.model.compiled.default_mode`): the servo runs every cycle.
+    """
+    if compiled.mode() == "numpy":
+        return None
+    try:
+        from bb_robot.driver import _servo_numba
+    except ModuleNotFoundError as error:
+        if error.name in ("numba", "llvmlite"):
+            return None
+        _log.warning("numba could not load the servo's cycle (%s); using numpy", error)
+        return None
+    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the numpy path still works
+        _log.warning("numba could not load the servo's cycle (%s: %s); using numpy", type(error).__name__, error)
+        return None
+    return _servo_numba.cycle
 
 
 class Gate(Protocol):
@@ -153,6 +171,8 @@ class Servo:
         settings: the ``servo.*`` settings.
         log: ``log(level, text)``, called from the loop thread.
         proximity: the collision guard's speed scale now (0 to 1), when there is a guard.
+        kernel: run each cycle as one compiled call (:func:`load_kernel`) where it can; ``False``:
+            the numpy path.
 
     Raises:
         ServoError: as :func:`build_chain`.
@@ -167,6 +187,7 @@ class Servo:
         *,
         log: LogFunction | None = None,
         proximity: Callable[[], float] | None = None,
+        kernel: bool = True,
     ) -> None:
         self.chain = chain = build_chain(robot, settings.tip, joint_names)
         self.settings = settings
@@ -182,16 +203,54 @@ class Servo:
         self.use_limits(limits)
         self._input: ServoInput | None = None
         self._active = False
-        self._q = np.zeros(chain.dof)
-        self._qd = np.zeros(chain.dof)
-        self._twist = np.zeros(6)
+        n = chain.dof
+        #: The state the compiled cycle changes, in one vector: the setpoint, its velocity, the
+        #: commanded tool velocity, its smoothed feedback part and the twist's reference pose.
+        self._state = np.zeros(2 * n + 28)
+        self._q, self._qd, self._twist = self._state[:n], self._state[n : 2 * n], self._state[2 * n : 2 * n + 6]
         #: The smoothed feedback part of the tool velocity (:meth:`_ramp`).
-        self._smoothed = np.zeros(6)
+        self._smoothed = self._state[2 * n + 6 : 2 * n + 12]
         #: The velocity of the pose stream being tracked (base axes; zero for a single pose).
         self._target_velocity = np.zeros(6)
-        self._reference: FloatArray | None = None
-        self._status = ServoStatus("idle", "", "", 1.0, 1.0, self.position_only)
+        #: The twist's reference pose (base frame); ``[3, 3]`` is 0 while there is none.
+        self._reference = self._state[2 * n + 12 :].reshape(4, 4)
+        #: The twist frame's index among the chain's compiled frames (-1: the base, or off the chain).
+        self._frame = -1
+        self._frame_indices: dict[str, int] = {}
+        self._s = sm.settings_vector(settings)
+        self._none, self._eye, self._eye3 = np.zeros(6), np.eye(4), np.eye(3)
+        self._out = np.zeros(4)
+        self._positions = np.zeros(len(self.joint_names))
+        program, spec, tip, _ = chain.compiled_parts(chain.tip_link)
+        self._program = (program.code, spec, tip)  # what the compiled cycle runs the kinematics with
+        self._work = np.empty_like(program.work)
+        self._kernel = load_kernel() if kernel else None
+        if self._kernel is not None and not self._warm_up():
+            self._kernel = None
+        #: The last cycle's (state, reason, mode, scale, singularity measure): :attr:`status`.
+        self._last: tuple[str, str, str, float, float] = ("idle", "", "", 1.0, 1.0)
         self._stop_reason = ""
+        #: The modes last seen (:class:`~bb_robot.driver.setpoints.ModeMasks`, replaced when a mode
+        #: changes) and, for the chain: all in the servo mode, any following a trajectory.
+        self._masks: object = None
+        self._chain_modes = (False, False)
+
+    def _warm_up(self) -> bool:
+        """Compile (or load from numba's cache) the kernel now, not in the first cycle: whether it runs."""
+        assert self._kernel is not None
+        n = self.chain.dof
+        state = np.zeros_like(self._state)
+        state[:n] = np.clip(state[:n], self.lower, self.upper)
+        try:
+            self._kernel(
+                *self._program, -1, self._work, state[:n].copy(), self.indices, np.zeros(n), np.zeros(n), state,
+                self._limits, sm.TWIST, self._eye3, np.zeros(6), self._eye, np.zeros(6), 0.0, self.rows,
+                self.reach, 1.0, 0.002, self._s, np.zeros(4),
+            )  # fmt: skip
+        except Exception as error:  # noqa: BLE001 - numba fails in many ways; the numpy path still works
+            _log.warning("numba could not compile the servo's cycle (%s: %s); using numpy", type(error).__name__, error)
+            return False
+        return True
 
     # --------------------------------------------------------------- set-up
     def use_limits(self, limits: JointLimitTable) -> None:
@@ -201,9 +260,9 @@ class Servo:
             limits: of every driven joint, in the driver's order.
         """
         i = self.indices
-        self.lower, self.upper = limits.command_lower[i], limits.command_upper[i]
-        self.velocity = limits.velocity[i]
-        self.acceleration = limits.acceleration[i]
+        table = np.array([limits.command_lower[i], limits.command_upper[i], limits.velocity[i], limits.acceleration[i]])
+        self.lower, self.upper, self.velocity, self.acceleration = table
+        self._limits = table  # the compiled cycle's (a new array: one the loop may be reading is left alone)
 
     def use_settings(self, settings: ServoSettings) -> None:
         """New settings (any thread; the tip stays as configured).
@@ -212,12 +271,19 @@ class Servo:
             settings: the ``servo.*`` values.
         """
         self.settings = settings
+        self._s = sm.settings_vector(settings)
         self.frames = FrameNames(self.frames.links, self.frames.base, settings.frame_prefix)
 
     @property
     def status(self) -> ServoStatus:
         """The state of the last cycle (any thread)."""
-        return self._status
+        state, reason, mode, scale, measure = self._last
+        return ServoStatus(state, reason, mode, scale, measure, self.position_only)
+
+    @property
+    def compiled(self) -> bool:
+        """Whether each cycle is one compiled call (:func:`load_kernel`); else the numpy path."""
+        return self._kernel is not None
 
     def describe(self) -> str:
         """One line for the configure log: the chain and what it can track."""
@@ -248,10 +314,8 @@ class Servo:
             return False
         if not gate.arming.armed or gate.stale_watch.holding:
             return False  # disarmed, or a joint went stale, after it was queued: dropped (the joints hold)
-        i = self.indices
-        masks = setpoints.masks()
-        preempts = bool(masks.traj[i].any())
-        if not self._active or not masks.servo[i].all():
+        servo, preempts = self._modes(setpoints)
+        if not self._active or not servo:
             self._start(setpoints, sample)
         if message.kind == "pose":
             target = self._frame_pose(message.frame, self._q) @ message.values
@@ -260,8 +324,10 @@ class Servo:
                 "pose", self.chain.base_link, target, message.received_ns, message.source, message.stamp_ns
             )
             self._target_velocity = self._stream_velocity(message) if fixed else np.zeros(6)
-        elif self._input is None or self._input.kind != "twist":
-            self._reference = None  # restarted from the measured pose at the next cycle
+        else:
+            self._frame = self._frame_index(message.frame)
+            if self._input is None or self._input.kind != "twist":
+                self._reference[3, 3] = 0.0  # restarted from the measured pose at the next cycle
         self._input = message
         self._stop_reason = ""
         return preempts
@@ -281,8 +347,8 @@ class Servo:
             elapsed = (message.received_ns - previous.received_ns) * 1e-9
         if not 0.0 < elapsed <= self.settings.command_timeout:
             return np.zeros(6)
-        velocity = pose_error(message.values, previous.values) / elapsed
-        return velocity * self._speed_factor(velocity, self.settings)
+        velocity = sm.pose_error(message.values, previous.values) / elapsed
+        return velocity * sm.speed_factor(velocity, self._s)
 
     def _start(self, setpoints: Setpoints, sample: JointSample) -> None:
         """Take the chain's joints over where they are commanded now (no jump)."""
@@ -291,13 +357,13 @@ class Servo:
         measured = sample.positions[i]
         current = np.where(masks.hold[i], setpoints.hold[i], np.where(masks.pos[i], setpoints.targets[i], measured))
         current = np.where(np.isfinite(current), current, measured)
-        self._q = np.clip(np.nan_to_num(current), self.lower, self.upper)
+        self._q[:] = np.clip(np.nan_to_num(current), self.lower, self.upper)
         velocity = np.where(masks.servo[i], setpoints.feedforward[i], np.nan_to_num(sample.velocities[i]))
-        self._qd = np.where(masks.vel[i], setpoints.targets[i], velocity)
-        self._twist = np.zeros(6)
+        self._qd[:] = np.where(masks.vel[i], setpoints.targets[i], velocity)
+        self._twist[:] = 0.0
         self._twist[: self.rows] = self._jacobian(self._q) @ self._qd
-        self._smoothed = self._twist.copy()
-        self._reference = None
+        self._smoothed[:] = self._twist
+        self._reference[3, 3] = 0.0
         setpoints.set_modes(i, SERVO)
         setpoints.targets[i] = self._q
         setpoints.feedforward[i] = self._qd
@@ -321,6 +387,14 @@ class Servo:
             return np.asarray(chain.link_poses(q)[chain.link_names.index(link)], dtype=float)
         poses = self._fk.poses(dict(zip(chain.joint_names, (float(v) for v in q), strict=True)))
         return np.asarray(np.linalg.solve(poses[chain.base_link], poses[link]))
+
+    def _frame_index(self, link: str) -> int:
+        """``link``'s index among the chain's compiled frames; -1 for the base (identity) or a link off the chain."""
+        index = self._frame_indices.get(link)
+        if index is None:
+            index = -1 if link == self.chain.base_link else self.chain.compiled_parts(link)[3]
+            self._frame_indices[link] = index
+        return index
 
     def _jacobian(self, q: FloatArray) -> FloatArray:
         return np.asarray(self.chain.jacobian(q))[: self.rows]
@@ -350,184 +424,157 @@ class Servo:
         i = self.indices
         if not self._active:
             return
-        if not setpoints.masks().servo[i].all():  # a joint command or trajectory took over
+        if not self._modes(setpoints)[0]:  # a joint command or trajectory took over
             self._active, self._input = False, None
-            measure = self._status.singularity
-            self._status = ServoStatus("idle", "joint commands took over", "", 1.0, measure, self.position_only)
+            self._last = ("idle", "joint commands took over", "", 1.0, self._last[4])
             return
-        settings = self.settings
-        measured = np.where(np.isfinite(sample.positions[i]), sample.positions[i], self._q)
-        current = self.chain.end_effector_pose(measured)
-        wanted, correction, feedforward = self._wanted(current, now, settings)
-        twist = self._ramp(wanted, period, settings, feedforward)
-        jacobian = self._jacobian(self._q)
-        measure = self.measure(self._q)
-        free = self._solve(jacobian, (twist + correction)[: self.rows], measure, settings)
-        scale, why = self._scale(free, measure, settings)
-        qd = self._limit(free * scale, period, settings)
-        self._q = np.clip(self._q + qd * period, self.lower, self.upper)
-        self._qd = qd
-        # The reference advances by the commanded twist as far as the limits let it (never by the
-        # correction, else the correction would chase itself).
-        size = float(free @ free)
-        kept = min(max(float(qd @ free) / size, 0.0), 1.0) if size > 0.0 else 0.0
-        self._advance(twist * kept, period)
-        still = float(np.abs(qd).max()) < STILL and not twist.any()
+        mode, values, target, since, frame, rotation = self._cycle_input(now)
+        proximity = 1.0 if self.proximity is None else float(self.proximity())
+        if self._kernel is not None:  # also writes the chain's targets and feed-forward
+            out = self._out
+            self._kernel(
+                *self._program,
+                frame,
+                self._work,
+                self._positions_of(sample),
+                i,
+                setpoints.targets,
+                setpoints.feedforward,
+                self._state,
+                self._limits,
+                mode,
+                rotation,
+                values,
+                target,
+                self._target_velocity,
+                since,
+                self.rows,
+                self.reach,
+                proximity,
+                period,
+                self._s,
+                out,
+            )
+            scale, measure, why, still = float(out[0]), float(out[1]), int(out[2]), bool(out[3])
+        else:
+            positions = sample.positions[i]
+            measured = np.where(np.isfinite(positions), positions, self._q)
+            scale, measure, why, still = self._numpy_cycle(
+                measured, mode, values, target, since, frame, rotation, proximity, period
+            )
+            setpoints.targets[i] = self._q
+            setpoints.feedforward[i] = self._qd
         if self._input is None and still:
             setpoints.hold[i] = self._q
             setpoints.set_modes(i, int(CommandMode.HOLD))
             self._active = False
             setpoints.feedforward[i] = 0.0
-        else:
-            setpoints.targets[i] = self._q
-            setpoints.feedforward[i] = qd
-        self._report(scale, why, measure)
+        self._report(scale, self._why(why, measure) if scale < 1.0 else "", measure)
 
-    def _wanted(
-        self, current: FloatArray, now: int, settings: ServoSettings
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Step 1: the tool velocity wanted this cycle, the closed-loop correction and the feed-forward (base axes).
+    def _positions_of(self, sample: JointSample) -> FloatArray:
+        """The sample's positions in an array of the compiled cycle's type (float64, contiguous, writeable)."""
+        buffer = self._positions
+        if buffer.shape != sample.positions.shape:
+            buffer = self._positions = np.empty(sample.positions.shape)
+        buffer[:] = sample.positions
+        return buffer
 
-        A stream of poses is tracked with its own velocity as feed-forward, towards the last pose
-        carried forward at that velocity to now (for at most ``command_timeout``: a stream that
-        stops leaves its last pose to reach and hold); the approach speed corrects the rest.
+    def _modes(self, setpoints: Setpoints) -> tuple[bool, bool]:
+        """Whether the chain's joints are all in the servo mode, and whether any follows a trajectory.
+
+        Worked out again only when a mode changed (the setpoints then have new masks).
         """
-        none = np.zeros(6)
+        masks = setpoints.masks()
+        if masks is not self._masks:
+            i = self.indices
+            self._masks, self._chain_modes = masks, (bool(masks.servo[i].all()), bool(masks.traj[i].any()))
+        return self._chain_modes
+
+    def _cycle_input(self, now: int) -> tuple[int, FloatArray, FloatArray, float, int, FloatArray]:
+        """This cycle's input for :mod:`~bb_robot.driver.servo_math`: mode, twist, pose, age, twist frame.
+
+        A twist older than ``command_timeout`` stops the servo here (it then decelerates).  The
+        twist frame is an index among the chain's compiled frames, or -1 with its orientation.
+        """
         message = self._input
+        settings = self.settings
         timeout = settings.command_timeout
         if message is not None and message.kind == "twist" and now - message.received_ns > timeout * 1e9:
             self._stop(f"the twist on {message.source} is stale (none for {settings.command_timeout:g} s)")
             message = None
-        wanted = np.zeros(6)
         if message is None:
-            self._reference = None  # decelerating to a stop: a new twist starts from the measured pose
-            return wanted, none, none
-        if message.kind == "twist":
-            rotation = self._frame_pose(message.frame, self._q)[:3, :3]
-            wanted[:3] = rotation @ message.values[:3]
-            wanted[3:] = rotation @ message.values[3:]
-            wanted *= self._speed_factor(wanted, settings)
-            if self._reference is None:
-                self._reference = current.copy()
-            return wanted, self._correction(current, settings), none
-        since = (now - message.received_ns) * 1e-9
-        feedforward = self._target_velocity if 0.0 <= since <= settings.command_timeout else none
-        target = message.values
-        if feedforward.any():
-            target = message.values.copy()
-            target[:3, 3] += feedforward[:3] * since
-            target[:3, :3] = rotation_matrix(feedforward[3:] * since) @ target[:3, :3]
-        error = pose_error(target, current)
-        for part, top, accel in (
-            (slice(0, 3), settings.max_linear_speed, settings.max_linear_acceleration),
-            (slice(3, 6), settings.max_angular_speed, settings.max_angular_acceleration),
-        ):
-            distance = float(np.linalg.norm(error[part]))
-            if distance > 0.0:
-                speed = min(top, math.sqrt(2.0 * accel * distance) * 0.9, settings.gain * distance)
-                wanted[part] = error[part] * (speed / distance)
-        factor = self._speed_factor(wanted + feedforward, settings)
-        return wanted * factor, none, feedforward * factor
+            return sm.NO_INPUT, self._none, self._eye, 0.0, -1, self._eye3
+        if message.kind == "pose":
+            return sm.POSE, self._none, message.values, (now - message.received_ns) * 1e-9, -1, self._eye3
+        if self._frame < 0 and message.frame != self.chain.base_link:  # a link off the chain: in Python
+            rotation = np.ascontiguousarray(self._frame_pose(message.frame, self._q)[:3, :3])
+            return sm.TWIST, message.values, self._eye, 0.0, -1, rotation
+        return sm.TWIST, message.values, self._eye, 0.0, self._frame, self._eye3
 
-    @staticmethod
-    def _speed_factor(twist: FloatArray, settings: ServoSettings) -> float:
-        linear = float(np.linalg.norm(twist[:3])) / settings.max_linear_speed
-        angular = float(np.linalg.norm(twist[3:])) / settings.max_angular_speed
-        return 1.0 / max(linear, angular, 1.0)
+    def _numpy_cycle(
+        self,
+        measured: FloatArray,
+        mode: int,
+        values: FloatArray,
+        target: FloatArray,
+        since: float,
+        frame: int,
+        rotation: FloatArray,
+        proximity: float,
+        period: float,
+    ) -> tuple[float, float, int, bool]:
+        """The compiled cycle's steps with numpy and the chain's kinematics: ``(scale, measure, why, still)``."""
+        chain, s = self.chain, self._s
+        if frame >= 0 and self._input is not None:
+            rotation = self._frame_pose(self._input.frame, self._q)[:3, :3]
+        free, measure = sm.start(
+            mode,
+            chain.end_effector_pose(measured),
+            rotation,
+            values,
+            target,
+            self._target_velocity,
+            since,
+            self._reference,
+            self._smoothed,
+            self._twist,
+            self._jacobian(self._q),
+            self.reach,
+            period,
+            s,
+        )
+        point = sm.probe(self._q, free, measure, s)
+        ahead = self.measure(point) if point.size else math.nan
+        scale, why, still = sm.finish(
+            free,
+            measure,
+            ahead,
+            self._q,
+            self._qd,
+            self._twist,
+            self._reference,
+            self.lower,
+            self.upper,
+            self.velocity,
+            self.acceleration,
+            proximity,
+            period,
+            s,
+        )
+        return scale, measure, why, still
 
-    def _correction(self, current: FloatArray, settings: ServoSettings) -> FloatArray:
-        """The velocity pulling the measured pose to the reference (bounded to a tenth of the maxima)."""
-        assert self._reference is not None
-        error = settings.gain * pose_error(self._reference, current)
-        for part, top in ((slice(0, 3), settings.max_linear_speed), (slice(3, 6), settings.max_angular_speed)):
-            size = float(np.linalg.norm(error[part]))
-            if size > 0.1 * top:
-                error[part] *= 0.1 * top / size
-        if self.position_only:
-            error[3:] = 0.0
-        return error
-
-    def _advance(self, applied: FloatArray, period: float) -> None:
-        """Move the reference pose by the tool velocity actually commanded."""
-        reference = self._reference
-        if reference is None:
-            return
-        reference[:3, 3] += applied[:3] * period
-        reference[:3, :3] = rotation_matrix(applied[3:] * period) @ reference[:3, :3]
-
-    def _ramp(self, wanted: FloatArray, period: float, settings: ServoSettings, feedforward: FloatArray) -> FloatArray:
-        """Step 2: the tool velocity, smoothed (:data:`SMOOTHING`) and changed by at most the tool accelerations.
-
-        The feed-forward of a pose stream is added after the smoothing: it is smooth already,
-        and smoothing it would make the tool lag the stream.
-        """
-        stopping = not wanted.any() and not feedforward.any()  # brakes at the accelerations, unsmoothed
-        self._smoothed += (wanted - self._smoothed) * (1.0 if stopping else min(period / SMOOTHING, 1.0))
-        change = self._smoothed + feedforward - self._twist
-        for part, accel in (
-            (slice(0, 3), settings.max_linear_acceleration),
-            (slice(3, 6), settings.max_angular_acceleration),
-        ):
-            size = float(np.linalg.norm(change[part]))
-            if size > accel * period:
-                change[part] *= accel * period / size
-        self._twist = self._twist + change
-        return self._twist
-
-    def _solve(self, jacobian: FloatArray, twist: FloatArray, measure: float, settings: ServoSettings) -> FloatArray:
-        """Step 3: joint velocities by damped least squares (damped only below the slowdown measure)."""
-        scaled = jacobian.copy()
-        weights = np.ones(self.rows)
-        weights[:3] /= self.reach
-        scaled *= weights[:, None]
-        damping = 0.0
-        if measure < settings.singularity_slowdown:
-            sigma_max = float(np.linalg.norm(scaled, 2))
-            damping = 0.05 * sigma_max * (1.0 - measure / settings.singularity_slowdown)
-        system = scaled @ scaled.T + damping * damping * np.eye(self.rows)
-        return np.asarray(scaled.T @ np.linalg.solve(system, twist * weights))
-
-    def _scale(self, qd: FloatArray, measure: float, settings: ServoSettings) -> tuple[float, str]:
-        """Step 4: the smallest of the singularity, joint-limit and proximity scales, and why."""
-        scales: list[tuple[float, str]] = [(1.0, "")]
-        slowdown, stop = settings.singularity_slowdown, settings.singularity_stop
-        speed = float(np.linalg.norm(qd))
-        if measure < slowdown and speed > 0.0:
-            step = qd * (1e-3 / speed)
-            if self.measure(self._q + step) <= measure:  # towards the singularity
-                value = math.sqrt(min(max((measure - stop) / max(slowdown - stop, 1e-9), 0.0), 1.0))
-                why = f"singularity: measure {measure:.4f} (slow below {slowdown:g}, stop at {stop:g})"
-                scales.append((value, why))
-        margin = settings.joint_limit_margin
-        if margin > 0.0:
-            room = np.where(qd > 0, self.upper - self._q, np.where(qd < 0, self._q - self.lower, np.inf))
-            fractions = (room / margin - LIMIT_STOP_FRACTION) / (1.0 - LIMIT_STOP_FRACTION)
-            k = int(np.argmin(fractions))
-            if fractions[k] < 1.0:
-                name = self.chain.joint_names[k]
-                value = math.sqrt(min(max(float(fractions[k]), 0.0), 1.0))
-                scales.append((value, f"joint limit: {name} within {margin:g} of its command range's end"))
-        if self.proximity is not None:
-            value = min(max(float(self.proximity()), 0.0), 1.0)
-            if value < 1.0:
-                scales.append((value, "collision: an obstacle is near"))
-        return min(scales, key=lambda item: item[0])
-
-    def _limit(self, qd: FloatArray, period: float, settings: ServoSettings) -> FloatArray:
-        """Step 5: within the velocity limits (together) and the acceleration limits (the change together)."""
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = float(np.nanmax(np.abs(qd) / self.velocity, initial=0.0))
-        if ratio > 1.0:
-            qd = qd / ratio
-        accel = np.where(np.isfinite(self.acceleration), self.acceleration, settings.max_joint_acceleration)
-        change = qd - self._qd
-        ratio = float(np.max(np.abs(change) / (accel * period), initial=0.0))
-        if ratio > 1.0:
-            qd = self._qd + change / ratio
-        # Never past the command range: the speed a joint can still brake from before its end.
-        room = np.where(qd > 0, self.upper - self._q, self._q - self.lower)
-        cap = np.sqrt(2.0 * accel * np.maximum(room, 0.0))
-        return np.asarray(np.clip(qd, -cap, cap))
+    def _why(self, why: int, measure: float) -> str:
+        """The reason for a speed scale below 1, from :mod:`~bb_robot.driver.servo_math`'s ``WHY_*``."""
+        settings = self.settings
+        if why == sm.WHY_SINGULARITY:
+            slowdown, stop = settings.singularity_slowdown, settings.singularity_stop
+            return f"singularity: measure {measure:.4f} (slow below {slowdown:g}, stop at {stop:g})"
+        if why == sm.WHY_PROXIMITY:
+            return "collision: an obstacle is near"
+        if why >= sm.WHY_LIMIT:
+            name = self.chain.joint_names[why - sm.WHY_LIMIT]
+            return f"joint limit: {name} within {settings.joint_limit_margin:g} of its command range's end"
+        return ""
 
     def _report(self, scale: float, why: str, measure: float) -> None:
         message = self._input
@@ -542,7 +589,8 @@ class Servo:
             state, reason = "slowed", why
         else:
             state, reason = "tracking", ""
-        if state != self._status.state or reason.split(":")[0] != self._status.reason.split(":")[0]:
+        last = self._last
+        if state != last[0] or reason.split(":")[0] != last[1].split(":")[0]:
             if state in ("slowed", "halted") and message is not None:
                 self._log("info", f"servo {state}: {reason}")
-        self._status = ServoStatus(state, reason, mode, scale, measure, self.position_only)
+        self._last = (state, reason, mode, scale, measure)

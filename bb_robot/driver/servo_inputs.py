@@ -166,7 +166,7 @@ class FrameNames:
         return None
 
 
-def _finite(topic: str, field: str, values: Sequence[float]) -> FloatArray:
+def _finite(topic: str, field: str, values: npt.ArrayLike) -> FloatArray:
     array = np.asarray(values, dtype=float)
     bad = ~np.isfinite(array)
     if bad.any():
@@ -208,19 +208,21 @@ def check_twist(
         ServoInputError: a value is not finite, the frame names no link, or a speed is beyond
             :data:`REJECT_FACTOR` times its maximum.
     """
-    v = _finite(topic, "twist.linear", linear)
-    w = _finite(topic, "twist.angular", angular)
+    values = np.array([*linear, *angular], dtype=float)
+    if not np.isfinite(values).all():
+        _finite(topic, "twist.linear", values[:3])
+        _finite(topic, "twist.angular", values[3:])
     link = _frame(topic, frames, frame)
-    for field, value, top in (
-        ("twist.linear", v, settings.max_linear_speed),
-        ("twist.angular", w, settings.max_angular_speed),
+    for field, part, top in (
+        ("twist.linear", values[:3], settings.max_linear_speed),
+        ("twist.angular", values[3:], settings.max_angular_speed),
     ):
-        speed = float(np.linalg.norm(value))
+        speed = math.sqrt(float(part @ part))
         if speed > REJECT_FACTOR * top:
             raise ServoInputError(
                 f"{topic}: {field} speed {speed:g} is beyond {REJECT_FACTOR:g}x the maximum ({top:g})"
             )
-    return ServoInput("twist", link, np.concatenate((v, w)), received_ns, topic)
+    return ServoInput("twist", link, values, received_ns, topic)
 
 
 def check_pose(
@@ -278,58 +280,3 @@ def stop_input(topic: str, reason: str, received_ns: int) -> ServoInput:
         The input.
     """
     return ServoInput("stop", reason, np.zeros(0), received_ns, topic)
-
-
-def rotation_vector(rotation: FloatArray) -> FloatArray:
-    """The rotation vector (axis times angle, rad) of a 3x3 rotation matrix.
-
-    Args:
-        rotation: the matrix.
-
-    Returns:
-        The vector (3,).
-    """
-    cos = min(max((float(np.trace(rotation)) - 1.0) / 2.0, -1.0), 1.0)
-    angle = math.acos(cos)
-    axis = np.array([rotation[2, 1] - rotation[1, 2], rotation[0, 2] - rotation[2, 0], rotation[1, 0] - rotation[0, 1]])
-    if angle < 1e-6:
-        return axis / 2.0
-    if angle > math.pi - 1e-4:  # near a half turn: the axis from the symmetric part
-        column = int(np.argmax(np.diag(rotation)))
-        vector = (rotation[:, column] + np.eye(3)[column]) / math.sqrt(2.0 * (1.0 + rotation[column, column]))
-        sign = 1.0 if float(vector @ axis) >= 0 else -1.0
-        return np.asarray(sign * angle * vector / float(np.linalg.norm(vector)), dtype=float)
-    return np.asarray(axis * (angle / (2.0 * math.sin(angle))), dtype=float)
-
-
-def rotation_matrix(vector: FloatArray) -> FloatArray:
-    """The rotation matrix of a rotation vector (Rodrigues).
-
-    Args:
-        vector: axis times angle (rad), (3,).
-
-    Returns:
-        The 3x3 matrix.
-    """
-    angle = float(np.linalg.norm(vector))
-    if angle < 1e-12:
-        return np.eye(3)
-    k = vector / angle
-    cross = np.array([[0.0, -k[2], k[1]], [k[2], 0.0, -k[0]], [-k[1], k[0], 0.0]])
-    return np.asarray(np.eye(3) + math.sin(angle) * cross + (1.0 - math.cos(angle)) * (cross @ cross), dtype=float)
-
-
-def pose_error(target: FloatArray, current: FloatArray) -> FloatArray:
-    """The error from ``current`` to ``target`` (4x4 poses in one frame): position then rotation vector.
-
-    Args:
-        target: where the tool should be.
-        current: where it is.
-
-    Returns:
-        The 6-vector ``[target.p - current.p, rotvec(target.R current.Rᵀ)]`` (base axes).
-    """
-    error = np.empty(6)
-    error[:3] = target[:3, 3] - current[:3, 3]
-    error[3:] = rotation_vector(target[:3, :3] @ current[:3, :3].T)
-    return error

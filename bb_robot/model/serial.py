@@ -649,6 +649,15 @@ class SerialManipulator:
             self._program = compiled.program(self.base_pose, self._frame_count, motions, self.dof)
         return self._program
 
+    def compiled_parts(self, link: str) -> tuple[compiled.Program, Matrix, int, int]:
+        """For a kernel that runs this chain's kinematics itself: the program, the tip's Jacobian spec,
+        the tip's frame and ``link``'s (a chain link or the tip; -1 for another link) among the program's frames."""
+        frames = range(self._frame_count)
+        index = self._tip if link == self.tip_link else -1
+        if link in self.link_names:
+            index = frames[self._links][self.link_names.index(link)]
+        return self._compiled_program(), self._tip_jacobian_spec(), self._tip, index
+
     def _compiled_jacobian(self, q: npt.ArrayLike) -> Matrix | None:
         """The end effector's Jacobian by compiled code; ``None`` as for :meth:`_compiled`."""
         if not contiguous_vector(q, self.dof) or (functions := compiled.kernels(0)) is None:

@@ -128,7 +128,8 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
     Before ``start``, the process is set up for drivers' control loops: a short switch interval
     lets a loop thread take the interpreter soon after it wakes, even while the executor thread
     runs Python code (the default is 5 ms); and kinematics of one configuration stay in Python
-    (``compiled.default_mode("batch")``: no numba in a node process, where rclpy dominates).
+    (``compiled.default_mode("batch")``: no numba in a node process, where rclpy dominates; a
+    driver whose Cartesian servo is enabled loads it for the servo's compiled cycle).
 
     Args:
         start: Builds and adds the nodes.

@@ -17,10 +17,8 @@ from bb_robot.driver.servo_inputs import (
     ServoSettings,
     check_pose,
     check_twist,
-    pose_error,
-    rotation_matrix,
-    rotation_vector,
 )
+from bb_robot.driver.servo_math import pose_error, rotation_matrix, rotation_vector
 
 SETTINGS = ServoSettings(tip="tcp")
 ACCEL = SETTINGS.max_joint_acceleration  # bb_arm's URDF gives no acceleration limits

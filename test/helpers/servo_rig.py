@@ -83,7 +83,7 @@ class Rig:
 
 def quaternion_of(rotation: np.ndarray) -> tuple[float, float, float, float]:
     """x, y, z, w of a rotation matrix (via its rotation vector)."""
-    from bb_robot.driver.servo_inputs import rotation_vector
+    from bb_robot.driver.servo_math import rotation_vector
 
     vector = rotation_vector(rotation)
     angle = float(np.linalg.norm(vector))
@@ -101,8 +101,12 @@ def make_rig(
     initial: list[float] | None = None,
     proximity: Callable[[], float] | None = None,
     acceleration: float | None = None,
+    kernel: bool = True,
 ) -> Rig:
-    """bb_arm's arm (and fingers) on ``backend`` (``"sim"`` or ``"mujoco"``, lockstep) with a servo to ``tcp``."""
+    """bb_arm's arm (and fingers) on ``backend`` (``"sim"`` or ``"mujoco"``, lockstep) with a servo to ``tcp``.
+
+    ``kernel``: the servo's compiled cycle where it loads (``False``: its numpy path).
+    """
     clock = Clock()
     robot = arm_robot()
     joints = driven_joints(robot)
@@ -136,7 +140,9 @@ def make_rig(
     core = DriverCore(real, limits, CoreSettings(command_timeout=0.0), log=log, clock=clock, armed=True)
     core.active = True
     real.set_armed(True)
-    servo = Servo(robot, joints, limits, settings or ServoSettings(tip="tcp"), log=log, proximity=proximity)
+    servo = Servo(
+        robot, joints, limits, settings or ServoSettings(tip="tcp"), log=log, proximity=proximity, kernel=kernel
+    )
     core.servo = servo
     rig = Rig(core, servo, clock, servo.frames, written, logs)
     rig.run(0.02)
