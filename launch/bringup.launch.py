@@ -158,10 +158,16 @@ def _view(context):
     serve, record = value("view").lower() in TRUE, value("record")
     if not (serve or record):
         return []
-    description, _ = _overrides(context)
+    description, driver = _overrides(context)
     parameters = {"serve": serve, "host": value("view_host"), "port": int(value("view_port")), "record": record}
     if "model_dirs" in description:
         parameters["model_dirs"] = description["model_dirs"]
+    config = read_config(_config_file(value("config")))
+    if config.collision_world:  # the obstacles the driver checks, placed as it places them
+        parameters["collision.world"] = config.collision_world
+        parameters["model"] = driver.get("model", config.driver_model)
+        parameters["model_scope"] = driver.get("model_scope", config.driver_model_scope)
+        parameters["frame_prefix"] = description.get("frame_prefix", config.frame_prefix)
     namespace = LaunchConfiguration("namespace").perform(context).strip("/")
     return [
         Node(

@@ -45,6 +45,12 @@ class BringupConfig:
     #: The driver's ``servo.enable`` and ``servo.tip`` (the Cartesian servo; docs/nodes/servo.md).
     servo_enabled: bool = False
     servo_tip: str = ""
+    #: The driver's ``collision.world``, ``model`` and ``model_scope`` (what the view shows the
+    #: obstacles with) and the description's ``frame_prefix``.
+    collision_world: str = ""
+    driver_model: str = ""
+    driver_model_scope: str = ""
+    frame_prefix: str = ""
 
 
 def config_path(name: str) -> Path:
@@ -122,6 +128,8 @@ def read_config(name: str) -> BringupConfig:
                 joints.add(joint)
     nested = driver.get("servo")
     servo: dict[str, Any] = nested if isinstance(nested, dict) else {}
+    nested = driver.get("collision")
+    collision: dict[str, Any] = nested if isinstance(nested, dict) else {}
     return BringupConfig(
         path=path,
         robots=robots_in(data),
@@ -133,4 +141,8 @@ def read_config(name: str) -> BringupConfig:
         max_velocity=velocities,
         servo_enabled=bool(servo.get("enable", driver.get("servo.enable", False))),
         servo_tip=str(servo.get("tip", driver.get("servo.tip", "")) or ""),
+        collision_world=str(collision.get("world", driver.get("collision.world", "")) or ""),
+        driver_model=str(driver.get("model") or ""),
+        driver_model_scope=str(driver.get("model_scope") or ""),
+        frame_prefix=str(description.get("frame_prefix") or ""),
     )

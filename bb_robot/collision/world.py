@@ -39,7 +39,7 @@ from bb_robot.collision.matrix import default_configuration
 from bb_robot.collision.model import CollisionModel, LinkPair
 from bb_robot.collision.shapes import Part, coal_module, robot_parts
 from bb_robot.errors import BbRobotError
-from bb_robot.loading import load_file
+from bb_robot.loading import LoadedModel, load_file
 from bb_robot.loading.formats import detect_format
 from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Mesh, Origin, Sphere
 from bb_robot.model.kinematics import ForwardKinematics
@@ -283,6 +283,26 @@ def load_world(
             raise WorldError(path, f"'floor' must be a height in metres, got {floor!r}")
         parts.append(_floor(float(floor), to_root))
     return World(path, tuple(parts), None if floor is None else float(floor))
+
+
+def model_world(loaded: LoadedModel, path: str, resource_paths: Sequence[str] = ()) -> World:
+    """Read ``collision.world`` for a loaded model, as the driver checks it and the view shows it.
+
+    Args:
+        loaded: the robot's model: its placement in the SDF world it was loaded from (if any) and
+            its model's name there (the first name of its scope, else the robot's name).
+        path: ``collision.world`` (``""``: none).
+        resource_paths: SDF includes and meshes (``model_dirs``).
+
+    Returns:
+        The obstacles, in the robot's root-link frame.
+
+    Raises:
+        WorldError, MeshUnreadable: as :func:`load_world`.
+    """
+    placement = loaded.placement.pose if loaded.placement is not None else None
+    robot_model = loaded.scope.split("::")[0] if loaded.scope else loaded.robot.name
+    return load_world(path, loaded.robot, placement, robot_model, resource_paths)
 
 
 def standing_contacts(model: CollisionModel) -> set[LinkPair]:

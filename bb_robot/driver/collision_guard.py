@@ -38,7 +38,7 @@ import numpy.typing as npt
 from bb_robot.collision.model import CollisionModel, Contact
 from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import collision_model, find_matrix
-from bb_robot.collision.world import load_world, standing_contacts
+from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
 from bb_robot.driver.commands import CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
@@ -452,9 +452,7 @@ def build_guard(
     say("info" if found.origin != "partial" else "warning", found.describe())
     model = model.with_allowed(found.matrix.disabled)
     if world:
-        placement = loaded.placement.pose if loaded.placement is not None else None
-        robot_model = loaded.scope.split("::")[0] if loaded.scope else loaded.robot.name
-        obstacles = load_world(world, loaded.robot, placement, robot_model, search_dirs)
+        obstacles = model_world(loaded, world, search_dirs)
         model = model.with_obstacles(obstacles.parts)
         standing = standing_contacts(model)
         model = model.with_allowed(set(model.disabled) | standing)

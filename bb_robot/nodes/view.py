@@ -20,12 +20,18 @@ from typing import Any
 from rcl_interfaces.msg import FloatingPointRange, IntegerRange, ParameterDescriptor, ParameterType
 from rclpy.node import Node
 from rclpy.qos import DurabilityPolicy, HistoryPolicy, QoSProfile, ReliabilityPolicy
+from std_msgs.msg import String
 
+from bb_robot.collision.world import model_world
 from bb_robot.description.parameters import default_model_dirs
+from bb_robot.driver.model import load_model_file, load_model_text
 from bb_robot.errors import BbRobotError
+from bb_robot.loading import LoadedModel
 from bb_robot.nodes.spin import spin_node
+from bb_robot.ros.qos import LATCHED_QOS
 from bb_robot.view.assets import AssetResolver
 from bb_robot.view.bridge import FoxgloveBridge, ViewOptions
+from bb_robot.view.obstacles import obstacle_scene
 from bb_robot.view.parameters import PARAMETERS, ViewParameter
 from bb_robot.view.schemas import SchemaError, ros2msg_schema, split_type_name
 from bb_robot.view.topics import PublisherQos, TopicChoice, choose_topics
@@ -120,6 +126,8 @@ class ViewNode(Node):
         self._subscriptions_by_topic: dict[str, Any] = {}
         self._reported: set[str] = set()
         self._announce(options)
+        self._world_subscription: Any = None
+        self._show_world()
         self._discover()
         self.create_timer(value("discovery_period").value, self._discover)
 
@@ -140,6 +148,51 @@ class ViewNode(Node):
         if options.record is not None:
             print(f"recording to {options.record}", flush=True)
             self.get_logger().info(f"recording {self._wanted} to {options.record}")
+
+    # ------------------------------------------------------------------ the obstacles
+    def _show_world(self) -> None:
+        """Serve ``collision.world``'s obstacles once the robot is known (its file, or robot_description)."""
+        value = self.get_parameter
+        if not value("collision.world").value:
+            return
+        model = value("model").value
+        if model:
+            try:
+                loaded = load_model_file(model, tuple(value("model_dirs").value or ()), value("model_scope").value)
+            except BbRobotError as error:
+                self.get_logger().error(f"collision.world is not shown: model '{model}': {error}")
+                return
+            self._serve_world(loaded)
+            return
+        self._world_subscription = self.create_subscription(
+            String, "robot_description", self._on_description, LATCHED_QOS
+        )
+
+    def _on_description(self, message: String) -> None:
+        """The first robot_description: the robot the obstacles are placed around (later ones: ignored)."""
+        if self._world_subscription is None:
+            return
+        self.destroy_subscription(self._world_subscription)
+        self._world_subscription = None
+        try:
+            loaded = load_model_text(message.data)
+        except BbRobotError as error:
+            self.get_logger().error(f"collision.world is not shown: robot_description: {error}")
+            return
+        self._serve_world(loaded)
+
+    def _serve_world(self, loaded: LoadedModel) -> None:
+        value = self.get_parameter
+        path = value("collision.world").value
+        try:
+            world = model_world(loaded, path, tuple(value("model_dirs").value or ()))
+        except BbRobotError as error:  # the view shows what it can; the driver refuses to configure
+            self.get_logger().error(f"collision.world is not shown: {error}")
+            return
+        topic = self.resolve_topic_name("collision_world")
+        frame = value("frame_prefix").value + loaded.robot.root_link
+        self._bridge.add_scene(topic, obstacle_scene(world, frame))
+        self.get_logger().info(f"showing collision.world {path}: {len(world.parts)} obstacle parts on {topic}")
 
     # ------------------------------------------------------------------ the graph
     def _discover(self) -> None:

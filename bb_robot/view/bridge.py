@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import foxglove
+from foxglove.channels import SceneUpdateChannel
 from foxglove.mcap import MCAPWriteOptions
 from foxglove.websocket import ServerListener
 
@@ -33,6 +34,7 @@ from bb_robot.view.schemas import MESSAGE_ENCODING, SCHEMA_ENCODING
 from bb_robot.view.topics import TopicChoice
 
 if TYPE_CHECKING:
+    from foxglove.messages import SceneUpdate
     from foxglove.websocket import ChannelView, Client, WebSocketServer
 
 #: What the server calls itself in its serverInfo message.
@@ -86,6 +88,7 @@ class FoxgloveBridge:
         self._lock = threading.Lock()
         self._bridged: dict[str, _Bridged] = {}
         self._by_live_id: dict[int, _Bridged] = {}
+        self._scenes: dict[int, tuple[SceneUpdateChannel, SceneUpdate]] = {}
         self.options = options
         self.server: WebSocketServer | None = None
         self._writer: foxglove.MCAPWriter | None = None
@@ -175,11 +178,28 @@ class FoxgloveBridge:
         if bridged.record is not None:
             bridged.record.log(data, log_time=log_time_ns)
 
+    def add_scene(self, topic: str, update: SceneUpdate) -> None:
+        """Serve ``update`` on channel ``topic`` (``foxglove.SceneUpdate``), sent again to each client that subscribes.
+
+        Live only: the recording stays a ROS 2 file (cdr messages, what rosbag2 reads), and this
+        message is not a ROS message.  Without a server, nothing is done.
+        """
+        if self._live is None:
+            return
+        channel = SceneUpdateChannel(topic, context=self._live)
+        with self._lock:
+            self._scenes[channel.id()] = (channel, update)
+        channel.log(update, log_time=time.time_ns())
+
     def resend_latched(self, channel_id: int, log_time_ns: int) -> int:
         """Send the kept latched messages of a live channel again; returns how many."""
         with self._lock:
+            scene = self._scenes.get(channel_id)
             bridged = self._by_live_id.get(channel_id)
             messages = list(bridged.latched) if bridged is not None else []
+        if scene is not None:
+            scene[0].log(scene[1], log_time=log_time_ns)
+            return 1
         if bridged is None or bridged.live is None:
             return 0
         for data in messages:

@@ -71,6 +71,26 @@ PARAMETERS: tuple[ViewParameter, ...] = (
         type="string_array",
     ),
     ViewParameter(
+        "collision.world",
+        "",
+        "The driver's collision.world (an SDF world or a YAML list of obstacles, docs/collision.md): its "
+        "obstacles are shown as a Foxglove scene on the channel '<namespace>/collision_world', placed as the "
+        "driver's collision checker places them. Empty: none.",
+    ),
+    ViewParameter(
+        "model",
+        "",
+        "With collision.world: the driver's model parameter (the robot's file; an SDF world places the robot "
+        "in it). Empty: the robot comes from the robot_description topic, as the driver's does.",
+    ),
+    ViewParameter("model_scope", "", "With model: the driver's model_scope ('::'-separated nested model names)."),
+    ViewParameter(
+        "frame_prefix",
+        "",
+        "The description node's frame_prefix: the obstacles are drawn in the robot's root-link frame, "
+        "<frame_prefix><root link>.",
+    ),
+    ViewParameter(
         "discovery_period",
         1.0,
         "Seconds between looks at the ROS graph for topics that appeared or went away.",

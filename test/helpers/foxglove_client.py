@@ -182,3 +182,39 @@ class FoxgloveTestClient:
     def close(self) -> None:
         self.ws.close()
         self._reader.join(5)
+
+
+def decode_protobuf(schema_name: str, schema: bytes, payload: bytes) -> Any:
+    """Decode a protobuf message with the google.protobuf runtime from its advertised schema alone.
+
+    Args:
+        schema_name: the message's full name (``foxglove.SceneUpdate``).
+        schema: the schema: a serialized ``FileDescriptorSet`` (the advertise message carries it
+            base64-encoded; decode that first).
+        payload: the message.
+
+    Returns:
+        The decoded message (a dynamic protobuf class).
+    """
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    files = descriptor_pb2.FileDescriptorSet.FromString(schema)
+    pool = descriptor_pool.DescriptorPool()
+    pending = list(files.file)
+    while pending:  # add each file after the files it imports
+        added = [f for f in pending if all(pool_has(pool, d) for d in f.dependency)]
+        if not added:
+            raise ProtocolError(f"schema {schema_name}: unresolvable imports in {[f.name for f in pending]}")
+        for f in added:
+            pool.Add(f)
+            pending.remove(f)
+    cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(schema_name))
+    return cls.FromString(payload)
+
+
+def pool_has(pool: Any, name: str) -> bool:
+    try:
+        pool.FindFileByName(name)
+    except KeyError:
+        return False
+    return True

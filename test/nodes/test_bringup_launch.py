@@ -239,3 +239,19 @@ def _position_line(echoed: str) -> list[float]:
 
     message = yaml.safe_load(echoed.split("---")[0])
     return [float(v) for v in message["position"]]
+
+
+def test_the_view_shows_the_drivers_collision_world(launched: Callable[..., Launched], tmp_path: Path) -> None:
+    """bringup.launch.py hands the driver's collision.world to the view: both read the same obstacles."""
+    import yaml
+
+    world = tmp_path / "cell.yaml"
+    world.write_text("obstacles:\n  - {name: post, xyz: [0.6, 0.0, 0.3], box: [0.1, 0.1, 0.6]}\nfloor: -0.01\n")
+    data = yaml.safe_load((CONFIG_DIR / "bb_arm.yaml").read_text())
+    data["/**/driver"]["ros__parameters"].setdefault("collision", {})["world"] = str(world)
+    config = tmp_path / "bb_arm_cell.yaml"
+    config.write_text(yaml.safe_dump(data))
+    run = launched("bringup.launch.py", f"config:={config}", "view:=true", "view_port:=0")
+    lifecycle_state("/driver", "active")
+    run.wait_for_log(f"collision world {world}: 2 obstacle parts")  # the driver's
+    run.wait_for_log(f"showing collision.world {world}: 2 obstacle parts on /collision_world")  # the view's

@@ -268,3 +268,52 @@ def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: Star
         assert view.alive(), view.log()
     finally:
         watcher.close()
+
+
+def test_the_obstacles_of_collision_world_are_a_scene_for_every_client(start_node: StartNode, tmp_path: Path) -> None:
+    import base64
+
+    from helpers.foxglove_client import decode_protobuf
+
+    world = tmp_path / "cell.yaml"
+    world.write_text("obstacles:\n  - {name: post, xyz: [0.5, 0.0, 0.3], box: [0.1, 0.2, 0.6]}\nfloor: 0.0\n")
+    arm = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
+    ns = "/view_world"
+    start_node({"model": str(arm), "model_dirs": [str(arm.parent)]}, ns, node="description")
+    # a world that cannot be read is logged and the rest is served (the robot from its file: model)
+    missing = {"collision.world": str(tmp_path / "missing.yaml"), "model": str(arm), "model_dirs": [str(arm.parent)]}
+    bad = start_view(start_node, "/view_world_bad", **missing)
+    # no model: the robot comes from robot_description, as the driver's
+    view = start_view(start_node, ns, **{"collision.world": str(world), "frame_prefix": "left/"})
+    url = view_url(view.wait_for_log("Foxglove: open"))
+    view.wait_for_log(f"showing collision.world {world}: 2 obstacle parts on {ns}/collision_world")
+    clients = []
+    try:
+        for _ in range(2):  # the second connects after the scene was sent: it is sent again on subscribing
+            client = FoxgloveTestClient(url)
+            clients.append(client)
+            client.wait_for_topics(f"{ns}/collision_world")
+            channel = client.channels[client.channel_id(f"{ns}/collision_world")]
+            assert (channel["encoding"], channel["schemaName"], channel["schemaEncoding"]) == (
+                "protobuf",
+                "foxglove.SceneUpdate",
+                "protobuf",
+            )
+            client.subscribe(f"{ns}/collision_world")
+            assert client.wait_for(lambda c=client: bool(c.received(f"{ns}/collision_world")))
+            scene = decode_protobuf(
+                "foxglove.SceneUpdate",
+                base64.b64decode(channel["schema"]),
+                client.received(f"{ns}/collision_world")[-1].payload,
+            )
+            entities = {entity.id: entity for entity in scene.entities}
+            assert sorted(entities) == ["world/floor", "world/post"]
+            post = entities["world/post"]
+            assert post.frame_id == "left/base_link" and post.frame_locked
+            assert (post.cubes[0].size.x, post.cubes[0].size.y, post.cubes[0].size.z) == pytest.approx((0.1, 0.2, 0.6))
+            assert post.cubes[0].pose.position.x == pytest.approx(0.5)
+        bad.wait_for_log("collision.world is not shown")
+        assert "missing.yaml" in bad.log() and bad.alive()
+    finally:
+        for client in clients:
+            client.close()
