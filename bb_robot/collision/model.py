@@ -21,7 +21,8 @@ of the same link.  World obstacles (:mod:`bb_robot.collision.world`) join as par
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import logging
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -29,11 +30,43 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.collision.shapes import Part, coal_module
+from bb_robot.model import compiled
+from bb_robot.model.batch import contiguous_vector
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Robot
 from bb_robot.model.transforms import Matrix
 
 LinkPair = tuple[str, str]
+
+_log = logging.getLogger(__name__)
+_kernel: list[Callable[..., int] | None] = []  # empty until first needed
+
+
+def placement_kernel() -> Callable[..., int] | None:
+    """The compiled placement step (:func:`bb_robot.collision._placement_numba.place`), or ``None``.
+
+    ``None`` with ``BB_ROBOT_KERNEL=numpy``, or when numba is missing or fails (logged once): the
+    numpy path gives the same poses and distances.  Like the servo's cycle it is used even where
+    the nodes keep one configuration's kinematics in Python: a driver's collision guard checks
+    many times a second.
+    """
+    if compiled.mode() == "numpy":
+        return None
+    if not _kernel:
+        try:
+            from bb_robot.collision import _placement_numba
+
+            _kernel.append(_placement_numba.place)
+        except ModuleNotFoundError as error:
+            if error.name not in ("numba", "llvmlite"):
+                _log.warning("numba could not load the collision placement kernel (%s); using numpy", error)
+            _kernel.append(None)
+        except Exception as error:  # noqa: BLE001 - numba fails in many ways; the numpy path still works
+            _log.warning(
+                "numba could not load the collision placement kernel (%s: %s); using numpy", type(error).__name__, error
+            )
+            _kernel.append(None)
+    return _kernel[0]
 
 
 def link_pair(a: str, b: str) -> LinkPair:
@@ -85,8 +118,10 @@ class CollisionModel:
         robot_links = len(self.parts)
         # Obstacles sit on the root link (index 0 of the FK's link order).
         self._link_of = np.array([link_index[p.link] for p in self.parts] + [0] * len(self.obstacles), dtype=np.intp)
-        self._local = np.array([p.local for p in everything]).reshape(-1, 4, 4)
-        self._centers = np.array([np.append(p.center, 1.0) for p in everything]).reshape(-1, 4)
+        self._local = np.ascontiguousarray(np.array([p.local for p in everything], dtype=float).reshape(-1, 4, 4))
+        self._centers = np.ascontiguousarray(
+            np.array([np.append(p.center, 1.0) for p in everything], dtype=float).reshape(-1, 4)
+        )
         self._radii = np.array([p.radius for p in everything])
         first, second = [], []
         for i in range(len(everything)):
@@ -137,6 +172,10 @@ class CollisionModel:
         self._collision_request.distance_upper_bound = 1e-6
         self._distance_request = coal.DistanceRequest()
         self._everything = everything
+        self._arity = len(self.fk.joint_names)
+        self._checked_parts: list[int] = sorted(set(first) | set(second))
+        self._program: compiled.Program | None = None
+        self._work = np.empty(0)
 
     # ------------------------------------------------------------------ structure
     @property
@@ -182,30 +221,66 @@ class CollisionModel:
         frames = self.fk.compute(q)
         return np.asarray(frames[self._link_of] @ self._local)
 
-    def _placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
-        """Every part's pose, and each checked pair's squared distance between bounding-sphere centres."""
+    def _placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix, Matrix, list[int]]:
+        """Every part's rotation and translation; each checked pair's squared distance between
+        bounding-sphere centres; the pairs whose spheres overlap (the candidates for contact)."""
+        kernel = placement_kernel()
+        if kernel is not None and contiguous_vector(q, self._arity):
+            program = self._program or self._make_program()
+            rotations, translations = np.empty((len(self._everything), 3, 3)), np.empty((len(self._everything), 3))
+            squared, candidates = np.empty(self._first.size), np.empty(self._first.size, dtype=np.intp)
+            count = kernel(
+                program.code,
+                q,
+                self._work,
+                self._link_of,
+                self._local,
+                self._centers,
+                self._first,
+                self._second,
+                self._reach2,
+                rotations,
+                translations,
+                squared,
+                candidates,
+            )
+            if count >= 0:
+                return rotations, translations, squared, candidates[:count].tolist()
+        return self._numpy_placed(q)  # also what raises for a non-finite value or a wrong shape
+
+    def _make_program(self) -> compiled.Program:
+        self._program = self.fk.program()
+        self._work = np.empty_like(self._program.work)  # the model's own scratch (one thread at a time)
+        return self._program
+
+    def _numpy_placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix, Matrix, list[int]]:
+        """:meth:`_placed` with numpy (without the compiled kernel)."""
         placed = self.fk.compute(q)[self._link_of]
         between = self._difference @ (placed[:, :3] @ self._centers3)[:, :, 0]
-        return placed @ self._local, np.square(between) @ self._ones3
+        poses = placed @ self._local
+        squared = np.square(between) @ self._ones3
+        rotations, translations = self._split(poses)
+        return rotations, translations, squared, np.flatnonzero(squared <= self._reach2).tolist()
 
-    def _sphere_gaps(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix]:
-        poses, squared = self._placed(q)
-        return poses, np.sqrt(squared) - self._reach
+    @staticmethod
+    def _split(poses: Matrix) -> tuple[Matrix, Matrix]:
+        """Rotations and translations of 4×4 poses, each C-contiguous (what coal takes fastest)."""
+        return np.ascontiguousarray(poses[..., :3, :3]), np.ascontiguousarray(poses[..., :3, 3])
 
-    def _place(self, poses: Matrix, pairs: Sequence[int]) -> list[Any]:
-        """Set the coal transforms of the parts of ``pairs`` (each part once) from ``poses``."""
-        transforms, first, second = self._transforms, self._first_list, self._second_list
-        for i in {first[k] for k in pairs} | {second[k] for k in pairs}:
-            transform, pose = transforms[i], poses[i]
-            transform.setRotation(pose[:3, :3])
-            transform.setTranslation(pose[:3, 3])
+    def _place(self, rotations: Matrix, translations: Matrix) -> list[Any]:
+        """Set the coal transforms of every part in a checked pair."""
+        transforms = self._transforms
+        for i in self._checked_parts:
+            transforms[i].setTransform(rotations[i], translations[i])
         return transforms
 
-    def _contacts(self, poses: Matrix, pairs: Sequence[int], exact: bool, first: bool) -> list[int]:
-        """The pairs (indices) among ``pairs`` in contact at ``poses``."""
+    def _contacts(
+        self, rotations: Matrix, translations: Matrix, pairs: Sequence[int], exact: bool, first: bool
+    ) -> list[int]:
+        """The pairs (indices) among ``pairs`` in contact with the parts placed so."""
         if not pairs:
             return []
-        transforms = self._place(poses, pairs)
+        transforms = self._place(rotations, translations)
         functors = self._collide_exact if exact else self._collide_hull
         request, result = self._collision_request, self._collision_result
         first_part, second_part = self._first_list, self._second_list
@@ -233,8 +308,8 @@ class CollisionModel:
         Raises:
             InvalidJointValue: a wrong shape or a non-finite value.
         """
-        poses, squared = self._placed(q)
-        found = self._contacts(poses, np.flatnonzero(squared <= self._reach2).tolist(), exact, first)
+        rotations, translations, _, candidates = self._placed(q)
+        found = self._contacts(rotations, translations, candidates, exact, first)
         return [self._contact(k, 0.0) for k in found]
 
     def _contact(self, k: int, distance: float) -> Contact:
@@ -264,12 +339,13 @@ class CollisionModel:
         """
         if self._first.size == 0:
             return None
-        poses, gaps = self._sphere_gaps(q)
+        rotations, translations, squared, _ = self._placed(q)
+        gaps = np.sqrt(squared) - self._reach
         order = np.argsort(gaps)
         candidates = order[: int(np.searchsorted(gaps[order], limit))].tolist()
         if not candidates:
             return None
-        transforms = self._place(poses, candidates)
+        transforms = self._place(rotations, translations)
         best, best_k = float(limit), -1
         request, result = self._distance_request, self._distance_result
         first_part, second_part, functors = self._first_list, self._second_list, self._distance
@@ -284,9 +360,9 @@ class CollisionModel:
 
     def pair_distances(self, q: npt.ArrayLike) -> dict[tuple[str, str], float]:
         """Every checked part pair's hull distance at ``q``, keyed by the parts' labels (for tests and reports)."""
-        poses, _ = self._sphere_gaps(q)
+        rotations, translations, _, _ = self._placed(q)
         every = list(range(self._first.size))
-        transforms = self._place(poses, every)
+        transforms = self._place(rotations, translations)
         result: dict[tuple[str, str], float] = {}
         for k in every:
             i, j = int(self._first[k]), int(self._second[k])
@@ -310,11 +386,12 @@ class CollisionModel:
         """
         frames = np.asarray(self.fk.compute(np.atleast_2d(np.asarray(q, dtype=float))))
         placed = frames[:, self._link_of]
-        poses = placed @ self._local
+        rotations, translations = self._split(placed @ self._local)
         centers = np.einsum("bpij,pj->bpi", placed[:, :, :3], self._centers)
         gaps = np.linalg.norm(centers[:, self._first] - centers[:, self._second], axis=2) - self._reach
         results: list[frozenset[LinkPair]] = []
         for sample in range(frames.shape[0]):
             pairs = np.flatnonzero(gaps[sample] <= 0.0).tolist()
-            results.append(frozenset(self._link_pairs[k] for k in self._contacts(poses[sample], pairs, exact, False)))
+            found = self._contacts(rotations[sample], translations[sample], pairs, exact, False)
+            results.append(frozenset(self._link_pairs[k] for k in found))
         return results

@@ -88,6 +88,11 @@ class ForwardKinematics:
         assert self._unrolled is not True
         return self._unrolled
 
+    def program(self) -> compiled.Program:
+        """The steps packed for compiled code (:mod:`bb_robot.model.compiled`), built once: frame ``i``
+        of its forward pass is link :attr:`link_names` ``[i]`` (for a kernel that runs it itself)."""
+        return self._program()
+
     def _program(self) -> compiled.Program:
         """The steps packed for compiled code (:mod:`bb_robot.model.compiled`), built once."""
         if self._compiled is None:

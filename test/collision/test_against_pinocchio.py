@@ -95,3 +95,31 @@ def test_hull_distances_match_pinocchio(case: str) -> None:
         nearest = ours.nearest(q)
         assert nearest is not None
         assert nearest.distance == pytest.approx(min(theirs.values()), abs=1e-5)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_compiled_placement_matches_numpy(case: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The compiled placement step (bb_robot.collision._placement_numba) against the numpy path: the
+    same poses, sphere distances and candidates, and so the same contacts and nearest pairs."""
+    from bb_robot.collision import model as collision_model
+    from bb_robot.model import compiled
+
+    ours, _, _ = CASES[case]()
+    assert collision_model.placement_kernel() is not None, "numba (requirements/python.txt) did not load"
+    qs = configurations(ours, 11)
+    compiled_results = [(ours._placed(q), ours.colliding(q), ours.nearest(q)) for q in qs]
+    monkeypatch.setattr(compiled, "_mode", ["numpy"])
+    assert collision_model.placement_kernel() is None
+    for q, (placed, contacts, nearest) in zip(qs, compiled_results, strict=True):
+        numpy_placed = ours._placed(q)
+        for got, expected in zip(placed[:3], numpy_placed[:3], strict=True):
+            np.testing.assert_allclose(got, expected, rtol=0, atol=1e-12)
+        assert placed[3] == numpy_placed[3]
+        assert ours.colliding(q) == contacts
+        expected_nearest = ours.nearest(q)
+        assert (nearest is None) == (expected_nearest is None)
+        if nearest is not None and expected_nearest is not None:  # equally near pairs (the fingers) may swap
+            assert nearest.distance == pytest.approx(expected_nearest.distance, abs=1e-9)
+    with pytest.raises(Exception, match="finite"):  # the numpy path names the bad value
+        monkeypatch.setattr(compiled, "_mode", ["auto"])
+        ours.colliding(np.full(len(qs[0]), np.nan))
