@@ -72,11 +72,10 @@ def collision_check(plan: BringupPlan, chain: SerialManipulator) -> cartesian.Cl
     if loaded is None or not any(c.geometry is not None for link in plan.robot.links.values() for c in link.collisions):
         return None
     from bb_robot.collision.path import check_path
-    from bb_robot.collision.sources import collision_model, find_matrix
+    from bb_robot.collision.sources import checked_model
 
     try:
-        model = collision_model(loaded, plan.model_dirs)
-        model = model.with_allowed(find_matrix(loaded, model, search_dirs=plan.model_dirs).matrix.disabled)
+        model, _ = checked_model(loaded, plan.model_dirs)
     except BbRobotError:
         return None
     names = list(model.fk.joint_names)

@@ -132,3 +132,25 @@ def find_matrix(
         matrix = compute_matrix(model, samples=samples, seed=seed, progress=progress)
         return MatrixSource(matrix, "computed", str(store(matrix, description)))
     return MatrixSource(compute_matrix(model, samples=0), "partial", None)
+
+
+def checked_model(
+    loaded: LoadedModel, search_dirs: Sequence[str] = (), srdf: str | None = None, compute: bool = False
+) -> tuple[CollisionModel, MatrixSource]:
+    """The robot's collision model with its allowed-collision matrix applied, as the driver checks it.
+
+    Args:
+        loaded: the description.
+        search_dirs: where meshes and a companion SRDF are looked for (``model_dirs``).
+        srdf: ``collision.srdf``: an SRDF file that wins over everything else.
+        compute: ``collision.compute_matrix``: compute (and cache) the matrix when none is found.
+
+    Returns:
+        The model (the matrix's disabled pairs left out) and where the matrix came from.
+
+    Raises:
+        CollisionError: as :func:`collision_model` and :func:`find_matrix`.
+    """
+    model = collision_model(loaded, search_dirs)
+    found = find_matrix(loaded, model, srdf, compute, search_dirs=search_dirs)
+    return model.with_allowed(found.matrix.disabled), found

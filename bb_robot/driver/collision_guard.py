@@ -37,7 +37,7 @@ import numpy.typing as npt
 
 from bb_robot.collision.model import CollisionModel, Contact
 from bb_robot.collision.path import check_path
-from bb_robot.collision.sources import collision_model, find_matrix
+from bb_robot.collision.sources import checked_model
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
 from bb_robot.driver.commands import CommandMode, JointCommand
@@ -447,10 +447,8 @@ def build_guard(
     if not any(c.geometry is not None for link in loaded.robot.links.values() for c in link.collisions):
         say("info", "collision checking: the model has no <collision> geometry; nothing to check")
         return None
-    model = collision_model(loaded, search_dirs)
-    found = find_matrix(loaded, model, srdf or None, compute_matrix, search_dirs=search_dirs)
+    model, found = checked_model(loaded, search_dirs, srdf or None, compute_matrix)
     say("info" if found.origin != "partial" else "warning", found.describe())
-    model = model.with_allowed(found.matrix.disabled)
     if world:
         obstacles = model_world(loaded, world, search_dirs)
         model = model.with_obstacles(obstacles.parts)
