@@ -50,7 +50,7 @@ from __future__ import annotations
 import logging
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 import numpy as np
@@ -321,10 +321,13 @@ class Servo:
             target = self._frame_pose(message.frame, self._q) @ message.values
             fixed = message.frame == self.chain.base_link  # a target in a moving frame has no stream velocity
             message = ServoInput(
-                "pose", self.chain.base_link, target, message.received_ns, message.source, message.stamp_ns
-            )
+                "pose", self.chain.base_link, np.array(target, dtype=float), message.received_ns, message.source,
+                message.stamp_ns,
+            )  # fmt: skip
             self._target_velocity = self._stream_velocity(message) if fixed else np.zeros(6)
         else:
+            # an array of the compiled cycle's type (float64, contiguous, writeable), whoever made the input
+            message = replace(message, values=np.array(message.values, dtype=float))
             self._frame = self._frame_index(message.frame)
             if self._input is None or self._input.kind != "twist":
                 self._reference[3, 3] = 0.0  # restarted from the measured pose at the next cycle
@@ -430,9 +433,10 @@ class Servo:
             return
         mode, values, target, since, frame, rotation = self._cycle_input(now)
         proximity = 1.0 if self.proximity is None else float(self.proximity())
-        if self._kernel is not None:  # also writes the chain's targets and feed-forward
+        kernel = self._kernel
+        if kernel is not None:  # also writes the chain's targets and feed-forward
             out = self._out
-            self._kernel(
+            kernel(
                 *self._program,
                 frame,
                 self._work,
