@@ -174,6 +174,17 @@ class CollisionModel:
         self._everything = everything
         self._arity = len(self.fk.joint_names)
         self._checked_parts: list[int] = sorted(set(first) | set(second))
+        self._outputs: tuple[Matrix, Matrix, Matrix, npt.NDArray[np.intp]] = ()  # type: ignore[assignment]
+        #: Each pair's Contact at distance 0 (what colliding returns), made once.
+        self._touching = [self._contact(k, 0.0) for k in range(len(first))]
+        # Each part's bounding box in its link's frame, aligned with it (the compiled placement's
+        # second cull); inf where a part has no points (the floor).
+        self._box_centers = np.zeros((len(everything), 3))
+        self._box_halves = np.full((len(everything), 3), np.inf)
+        for index, part in enumerate(everything):
+            if part.points.size:
+                low, high = part.points.min(axis=0), part.points.max(axis=0)
+                self._box_centers[index], self._box_halves[index] = (low + high) / 2, (high - low) / 2
         self._program: compiled.Program | None = None
         self._work = np.empty(0)
 
@@ -223,12 +234,14 @@ class CollisionModel:
 
     def _placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix, Matrix, list[int]]:
         """Every part's rotation and translation; each checked pair's squared distance between
-        bounding-sphere centres; the pairs whose spheres overlap (the candidates for contact)."""
+        bounding-sphere centres; the pairs that may touch (the candidates for contact).
+
+        With the compiled kernel the arrays are the model's own, overwritten by the next query.
+        """
         kernel = placement_kernel()
         if kernel is not None and contiguous_vector(q, self._arity):
             program = self._program or self._make_program()
-            rotations, translations = np.empty((len(self._everything), 3, 3)), np.empty((len(self._everything), 3))
-            squared, candidates = np.empty(self._first.size), np.empty(self._first.size, dtype=np.intp)
+            rotations, translations, squared, candidates = self._outputs  # reused: one query at a time
             count = kernel(
                 program.code,
                 q,
@@ -236,6 +249,8 @@ class CollisionModel:
                 self._link_of,
                 self._local,
                 self._centers,
+                self._box_centers,
+                self._box_halves,
                 self._first,
                 self._second,
                 self._reach2,
@@ -251,6 +266,8 @@ class CollisionModel:
     def _make_program(self) -> compiled.Program:
         self._program = self.fk.program()
         self._work = np.empty_like(self._program.work)  # the model's own scratch (one thread at a time)
+        parts, pairs = len(self._everything), self._first.size
+        self._outputs = (np.empty((parts, 3, 3)), np.empty((parts, 3)), np.empty(pairs), np.empty(pairs, dtype=np.intp))
         return self._program
 
     def _numpy_placed(self, q: npt.ArrayLike) -> tuple[Matrix, Matrix, Matrix, list[int]]:
@@ -267,10 +284,15 @@ class CollisionModel:
         """Rotations and translations of 4×4 poses, each C-contiguous (what coal takes fastest)."""
         return np.ascontiguousarray(poses[..., :3, :3]), np.ascontiguousarray(poses[..., :3, 3])
 
-    def _place(self, rotations: Matrix, translations: Matrix) -> list[Any]:
-        """Set the coal transforms of every part in a checked pair."""
+    def _place(self, rotations: Matrix, translations: Matrix, pairs: Sequence[int] | None = None) -> list[Any]:
+        """Set the coal transforms of the parts of ``pairs`` (every checked part for ``None``)."""
         transforms = self._transforms
-        for i in self._checked_parts:
+        if pairs is None:
+            parts: Iterable[int] = self._checked_parts
+        else:
+            first, second = self._first_list, self._second_list
+            parts = {first[k] for k in pairs} | {second[k] for k in pairs}
+        for i in parts:
             transforms[i].setTransform(rotations[i], translations[i])
         return transforms
 
@@ -280,7 +302,7 @@ class CollisionModel:
         """The pairs (indices) among ``pairs`` in contact with the parts placed so."""
         if not pairs:
             return []
-        transforms = self._place(rotations, translations)
+        transforms = self._place(rotations, translations, pairs)
         functors = self._collide_exact if exact else self._collide_hull
         request, result = self._collision_request, self._collision_result
         first_part, second_part = self._first_list, self._second_list
@@ -310,7 +332,8 @@ class CollisionModel:
         """
         rotations, translations, _, candidates = self._placed(q)
         found = self._contacts(rotations, translations, candidates, exact, first)
-        return [self._contact(k, 0.0) for k in found]
+        touching = self._touching
+        return [touching[k] for k in found]
 
     def _contact(self, k: int, distance: float) -> Contact:
         a, b = self._everything[int(self._first[k])], self._everything[int(self._second[k])]
