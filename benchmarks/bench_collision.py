@@ -2,8 +2,9 @@
 
 Prints a Markdown report and rewrites the ``bench_collision`` section of ``docs/benchmarks.md``.
 
-(a) A full self-collision check of one configuration: ours (``CollisionModel.colliding``: FK, the
-    bounding-sphere pass, coal's narrow phase on the pairs that can touch) against Pinocchio's
+(a) A full self-collision check of one configuration: ours (``CollisionModel.colliding``: FK and
+    the bounding-sphere and bounding-box culls in one compiled call, coal's narrow phase on the
+    pairs that can touch) against Pinocchio's
     ``computeCollisions`` (FK, geometry placements, coal on every pair), on the same pairs (the
     Panda's SRDF; the bundled arm's adjacent pairs left out) and the same random configurations
     within the limits, with triangle meshes and with convex hulls.  Target: at most 1.5×.
@@ -289,8 +290,9 @@ def main(argv: list[str] | None = None) -> int:
         "### (a) A full self-collision check of one configuration",
         "",
         f"{CONFIGURATIONS} random configurations within the limits, each checked whole (every pair, no "
-        "stop at the first contact), per configuration: *ours* `CollisionModel.colliding(q)` (FK, one numpy "
-        "pass over the pairs' bounding spheres, coal's narrow phase for the pairs whose spheres overlap); "
+        "stop at the first contact), per configuration: *ours* `CollisionModel.colliding(q)` (one compiled "
+        "call for the FK, the parts' poses and the culls: the pairs' bounding spheres, then their "
+        "link-aligned bounding boxes; coal's narrow phase for the pairs left); "
         "*Pinocchio* `computeCollisions(model, data, geometry, geometry_data, q, False)` (FK, placements, "
         "coal on every pair), on the same pairs and geometry.  Pinocchio is never called inside ours.  "
         "*in contact*: the configurations with at least one pair in contact.",

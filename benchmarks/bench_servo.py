@@ -257,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
     load_start = _common.load_average()
     cycles, rounds = (200, 3) if args.quick else (1000, 7)
     on, off = cpu_per_cycle(cycles, rounds)
+    kernel = "one compiled call per cycle" if Bench().servo.compiled else "numpy path"
     lat = {flag: latency(2.0 if args.quick else 10.0, flag) for flag in (True, False)}
     circles = {name: circle(name) for name in ("sim", "mujoco")}
     angular, linear, held = drift(10.0 if args.quick else 60.0)
@@ -282,8 +283,8 @@ def main(argv: list[str] | None = None) -> int:
             + _common.markdown_table(
                 ["", "median per cycle"],
                 [
-                    ["servo on (twist stream)", _common.format_seconds(on)],
-                    ["servo off (position stream)", _common.format_seconds(off)],
+                    [f"servo on (twist stream; {kernel})", _common.format_seconds(on)],
+                    ["servo off (position stream along the same path)", _common.format_seconds(off)],
                 ],
             )
             + f"\n\nVerdict: the servo adds {100 * (on / off - 1):.0f} % CPU per cycle (target at most 30 %): "
