@@ -326,8 +326,9 @@ class Servo:
             )  # fmt: skip
             self._target_velocity = self._stream_velocity(message) if fixed else np.zeros(6)
         else:
-            # an array of the compiled cycle's type (float64, contiguous, writeable), whoever made the input
-            message = replace(message, values=np.array(message.values, dtype=float))
+            values = message.values  # of the compiled cycle's type (float64, contiguous, writeable), whoever made it
+            if not (values.dtype == np.float64 and values.flags.c_contiguous and values.flags.writeable):
+                message = replace(message, values=np.array(values, dtype=float))
             self._frame = self._frame_index(message.frame)
             if self._input is None or self._input.kind != "twist":
                 self._reference[3, 3] = 0.0  # restarted from the measured pose at the next cycle

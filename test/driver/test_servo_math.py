@@ -130,3 +130,23 @@ def test_settings_vector_follows_the_indices():
     settings = ServoSettings(max_linear_speed=0.3, gain=7.0, singularity_stop=0.02, joint_limit_margin=0.2)
     s = sm.settings_vector(settings)
     assert (s[sm.S_LINEAR_SPEED], s[sm.S_GAIN], s[sm.S_STOP], s[sm.S_MARGIN]) == (0.3, 7.0, 0.02, 0.2)
+
+
+def test_an_input_array_of_another_type_is_taken_as_float64():
+    """An input built elsewhere with float32 or read-only values still runs the compiled cycle."""
+    from dataclasses import replace
+
+    from bb_robot.driver.servo_inputs import check_twist
+
+    rig = make_rig()
+    start = rig.tool()[:3, 3].copy()
+    twist = check_twist("/odd", rig.frames, rig.servo.settings, "", (0.05, 0.0, 0.0), (0.0, 0.0, 0.0), rig.clock.now)
+    values = twist.values.astype(np.float32)
+    values.flags.writeable = False
+
+    def odd() -> None:
+        rig.core.submit(replace(twist, values=values, received_ns=rig.clock.now))
+
+    rig.run(0.5, each=odd)
+    assert rig.servo.compiled and rig.servo.status.state == "tracking"
+    assert rig.tool()[0, 3] - start[0] > 0.01
