@@ -19,7 +19,9 @@ import math
 import numba
 import numpy as np
 
+from bb_robot.model import _frames_numba
 from bb_robot.model._frames_numba import _decode, _scratch_frames, one_decoded
+from bb_robot.model.compiled import compile_cached
 
 _F2, _F3, _I1, _F1 = numba.float64[:, ::1], numba.float64[:, :, ::1], numba.intp[::1], numba.float64[::1]
 SIGNATURE = numba.intp(_F1, _F1, _F1, _I1, _F3, _F2, _F2, _F2, _I1, _I1, _F1, _F3, _F2, _F1, _I1)
@@ -71,7 +73,7 @@ def _boxes_apart(
     return False
 
 
-@numba.njit(SIGNATURE, cache=True, nogil=True, boundscheck=False)
+@numba.njit(cache=True, nogil=True, boundscheck=False)
 def place(
     code: np.ndarray,
     q: np.ndarray,
@@ -142,3 +144,6 @@ def place(
         candidates[count] = k
         count += 1
     return count
+
+
+compile_cached(place, SIGNATURE, [__file__, _frames_numba.__file__])

@@ -7,9 +7,9 @@ setpoint, the Jacobian) and :mod:`~bb_robot.driver.servo_math`'s steps, which ar
 from their own code with four functions bound to the loops below: numba's ``np.linalg`` and
 ``@`` call SciPy's LAPACK and BLAS, which bb_robot does not require.
 
-:func:`cycle` is cached on disk (numba's ``cache``).  numba checks the cache against this file
-only: after editing :mod:`~bb_robot.driver.servo_math`, delete ``__pycache__/_servo_numba*.nb*``
-(``test/driver/test_servo_math.py`` compares the compiled cycle with the numpy one).
+:func:`cycle` is cached on disk (numba's ``cache``), and dropped from it when this file,
+:mod:`~bb_robot.driver.servo_math` or the forward pass changed
+(:func:`bb_robot.model.compiled.compile_cached`).
 """
 
 from __future__ import annotations
@@ -22,7 +22,9 @@ import numba
 import numpy as np
 
 from bb_robot.driver import servo_math
+from bb_robot.model import _frames_numba
 from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, one_decoded
+from bb_robot.model.compiled import compile_cached
 
 _OPTIONS: dict[str, Any] = {"nogil": True, "error_model": "numpy", "boundscheck": False}
 #: One-sided Jacobi: sweeps at most, and the relative size below which two columns count as orthogonal.
@@ -162,7 +164,7 @@ SIGNATURE = numba.void(
 )
 
 
-@numba.njit(SIGNATURE, cache=True, **_OPTIONS)
+@numba.njit(cache=True, **_OPTIONS)
 def cycle(
     code: np.ndarray,
     spec: np.ndarray,
@@ -257,3 +259,6 @@ def cycle(
     out[1] = measure
     out[2] = why
     out[3] = 1.0 if still else 0.0
+
+
+compile_cached(cycle, SIGNATURE, [__file__, servo_math.__file__, _frames_numba.__file__])

@@ -102,7 +102,8 @@ def load_kernel() -> Callable[..., None] | None:
     except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the numpy path still works
         _log.warning("numba could not load the servo's cycle (%s: %s); using numpy", type(error).__name__, error)
         return None
-    return _servo_numba.cycle
+    kernel: Callable[..., None] = _servo_numba.cycle
+    return kernel
 
 
 class Gate(Protocol):

@@ -33,10 +33,14 @@ prismatic, ``[R | · | · | t]`` about an axis; then the axis sign); per slot
 
 from __future__ import annotations
 
+import glob
+import hashlib
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -275,3 +279,41 @@ def one(functions: Kernels, prog: Program, q: Matrix, index: int = -1) -> Matrix
     """
     out = np.empty((prog.count, 4, 4) if index < 0 else (4, 4))
     return out if functions.one_configuration(prog.code, q, prog.work, out, index) else None
+
+
+def compile_cached(dispatcher: Any, signature: Any, sources: Sequence[str | os.PathLike[str]]) -> None:
+    """Compile a numba function for ``signature`` alone, from numba's cache while its code is unchanged.
+
+    numba checks its cache against the file that defines the function only; a kernel that
+    inlines functions of other files (``sources``) would keep running their old code after they
+    changed.  So the cache files of ``dispatcher`` are deleted when the digest of ``sources``
+    differs from the one stamped beside them.  Afterwards the function compiles nothing more:
+    an argument of another type raises ``TypeError`` instead of compiling (inside a control loop).
+
+    Args:
+        dispatcher: the ``numba.njit(cache=True)`` function, not yet compiled.
+        signature: its one signature.
+        sources: every file whose code it compiles (its own included).
+    """
+    digest = hashlib.sha256(b"".join(Path(source).read_bytes() for source in sources)).hexdigest()
+    cache = getattr(dispatcher, "_cache", None)  # numba's FunctionCache (not public API: checked)
+    index = getattr(getattr(cache, "_cache_file", None), "_index_name", None)
+    directory = getattr(cache, "_cache_path", None)
+    stamp = Path(directory) / f"{index}.sources" if directory and index else None
+    current = ""
+    if stamp is not None:
+        try:
+            current = stamp.read_text(encoding="ascii")
+        except OSError:
+            current = ""
+        if current != digest:
+            base = str(index).rsplit(".", 2)[0]  # <module>.<function>-<line>
+            for stale in Path(str(directory)).glob(f"{glob.escape(base)}.*.nb[ic]"):
+                stale.unlink(missing_ok=True)
+    dispatcher.compile(signature)
+    dispatcher.disable_compile()
+    if stamp is not None and current != digest:
+        try:
+            stamp.write_text(digest, encoding="ascii")
+        except OSError:  # a read-only cache: numba then compiles every time, which is correct
+            pass
