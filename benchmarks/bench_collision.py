@@ -21,7 +21,6 @@ Prints a Markdown report and rewrites the ``bench_collision`` section of ``docs/
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 import time
 from pathlib import Path
@@ -213,8 +212,6 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> list[str]:
         assert guard is not None
         core.trajectory_check, core.command_filter = guard.check_trajectory, guard.filter
     validator = CommandValidator(limits, backend.capabilities.modes, backend="sim")
-    gc.collect()  # as the driver node does at activation: what lives now is out of the full passes
-    gc.freeze()
     core.start(500.0)
     if guard is not None:
         guard.start()
@@ -339,8 +336,7 @@ def main(argv: list[str] | None = None) -> int:
         "### (e) The driver's 500 Hz loop with the collision guard off and on",
         "",
         "`DriverCore` on the simulator in real time (its own loop thread, no real-time priority; as in the "
-        "driver node, an interpreter switch interval of 0.5 ms and the collector's full passes leaving out what "
-        "was alive at the start), the bundled "
+        "driver node, an interpreter switch interval of 0.5 ms), the bundled "
         "arm straight out; every 1.5 s a streamed position command swings it towards a post 0.7 m away (where "
         "the guard slows it, then stops it, its checker measuring every cycle) and back.  Target: no lag growth "
         "and no skipped cycles with the guard on.  *cycle time*: the loop's own work per cycle (mean); "

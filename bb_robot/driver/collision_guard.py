@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.collision.model import CollisionModel, Contact
+from bb_robot.collision.model import CollisionModel, Contact, placement_kernel
 from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import checked_model
 from bb_robot.collision.world import model_world, standing_contacts
@@ -460,4 +460,5 @@ def build_guard(
                 f"{a}/{b}" for a, b in sorted(standing)
             )
         say("info", text)
+    placement_kernel()  # load the compiled placement now, at configure, not in the checker's first pass
     return CollisionGuard(model, joints, settings, rate, log, velocity_limits)
