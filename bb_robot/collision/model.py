@@ -21,7 +21,6 @@ of the same link.  World obstacles (:mod:`bb_robot.collision.world`) join as par
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -38,7 +37,6 @@ from bb_robot.model.transforms import Matrix
 
 LinkPair = tuple[str, str]
 
-_log = logging.getLogger(__name__)
 _kernel: list[Callable[..., int] | None] = []  # empty until first needed
 
 
@@ -53,19 +51,8 @@ def placement_kernel() -> Callable[..., int] | None:
     if compiled.mode() == "numpy":
         return None
     if not _kernel:
-        try:
-            from bb_robot.collision import _placement_numba
-
-            _kernel.append(_placement_numba.place)
-        except ModuleNotFoundError as error:
-            if error.name not in ("numba", "llvmlite"):
-                _log.warning("numba could not load the collision placement kernel (%s); using numpy", error)
-            _kernel.append(None)
-        except Exception as error:  # noqa: BLE001 - numba fails in many ways; the numpy path still works
-            _log.warning(
-                "numba could not load the collision placement kernel (%s: %s); using numpy", type(error).__name__, error
-            )
-            _kernel.append(None)
+        module = compiled.import_kernels("bb_robot.collision._placement_numba", "the collision placement kernel")
+        _kernel.append(module.place if module is not None else None)
     return _kernel[0]
 
 

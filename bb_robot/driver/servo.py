@@ -92,17 +92,8 @@ def load_kernel() -> Callable[..., None] | None:
     """
     if compiled.mode() == "numpy":
         return None
-    try:
-        from bb_robot.driver import _servo_numba
-    except ModuleNotFoundError as error:
-        if error.name in ("numba", "llvmlite"):
-            return None
-        _log.warning("numba could not load the servo's cycle (%s); using numpy", error)
-        return None
-    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the numpy path still works
-        _log.warning("numba could not load the servo's cycle (%s: %s); using numpy", type(error).__name__, error)
-        return None
-    kernel: Callable[..., None] = _servo_numba.cycle
+    module = compiled.import_kernels("bb_robot.driver._servo_numba", "the servo's cycle")
+    kernel: Callable[..., None] | None = module.cycle if module is not None else None
     return kernel
 
 

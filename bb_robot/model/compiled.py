@@ -35,11 +35,13 @@ from __future__ import annotations
 
 import glob
 import hashlib
+import importlib
 import logging
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -209,18 +211,38 @@ def kernels(batch: int) -> Kernels | None:
     return _loaded[0]
 
 
-def _load() -> Kernels | None:
+def import_kernels(module: str, what: str) -> ModuleType | None:
+    """Import a module of numba kernels (compiling or loading them), or ``None`` to take the numpy path.
+
+    ``None`` when numba or llvmlite is not installed (quietly), or when the import fails in any
+    other way (logged, naming ``what``).  The caller decides whether the mode allows kernels.
+
+    Args:
+        module: the module's full name.
+        what: what it holds, for the log line ("the servo's cycle").
+
+    Returns:
+        The module, or ``None``.
+    """
     try:
-        from bb_robot.model import _frames_numba, _ik_numba
+        return importlib.import_module(module)
     except ModuleNotFoundError as error:
         if error.name in ("numba", "llvmlite"):  # not installed: the pure-Python paths, quietly
             return None
-        _log.warning("numba could not load the kinematics kernels (%s); using Python", error)
+        _log.warning("numba could not load %s (%s); using numpy", what, error)
+    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the numpy paths still work
+        _log.warning("numba could not load %s (%s: %s); using numpy", what, type(error).__name__, error)
+    return None
+
+
+def _load() -> Kernels | None:
+    frames_kernels = import_kernels("bb_robot.model._frames_numba", "the kinematics kernels")
+    ik_kernels = import_kernels("bb_robot.model._ik_numba", "the kinematics kernels") if frames_kernels else None
+    if frames_kernels is None or ik_kernels is None:
         return None
-    except Exception as error:  # noqa: BLE001 - numba can fail in many ways; the Python paths still work
-        _log.warning("numba could not load the kinematics kernels (%s: %s); using Python", type(error).__name__, error)
-        return None
-    return Kernels(_frames_numba.fill_frames, _frames_numba.one_configuration, _frames_numba.jacobian, _ik_numba.solve)
+    return Kernels(
+        frames_kernels.fill_frames, frames_kernels.one_configuration, frames_kernels.jacobian, ik_kernels.solve
+    )
 
 
 def frames(functions: Kernels, prog: Program, batch: Matrix, out: Matrix | None = None) -> Matrix:
