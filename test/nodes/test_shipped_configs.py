@@ -85,9 +85,15 @@ def gazebo_world() -> Iterator[dict[str, str]]:
         yield {**os.environ, "GZ_PARTITION": partition, "GZ_IP": "127.0.0.1"}
 
 
-def _overrides(tmp_path: Path, name: str, values: dict[str, Any]) -> Path:
-    path = tmp_path / f"{name}_overrides.yaml"
-    path.write_text(json.dumps({"/**": {"ros__parameters": values}}))
+def _overrides(tmp_path: Path, node: str, values: dict[str, Any]) -> Path:
+    """A parameter file that overrides ``values`` for ``node`` when given after a shipped file.
+
+    rcl merges the files' sections by their key and gives a node the sections it matches in the
+    order the keys first appeared, so a later ``/**`` section lands before a shipped file's
+    ``/**/driver`` and loses to it: the override is keyed as the shipped files key their nodes.
+    """
+    path = tmp_path / f"{node}_overrides.yaml"
+    path.write_text(json.dumps({f"/**/{node}": {"ros__parameters": values}}))
     return path
 
 
@@ -119,7 +125,9 @@ def test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move(
             driver["model"] = str(model)
     nodes = [
         start_node(
-            {}, namespace, ("--params-file", str(path), "--params-file", str(_overrides(tmp_path, "d", description)))
+            {},
+            namespace,
+            ("--params-file", str(path), "--params-file", str(_overrides(tmp_path, "description", description))),
         )
     ]
     if backend == "actuators":
@@ -128,6 +136,9 @@ def test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move(
     node = start_node({}, namespace, arguments, module="bb_robot.nodes.driver", node="driver", environment=environment)
     nodes.insert(0, node)
     node.wait_for_log("active: control loop")
+    if backend == "actuators":  # the timing overrides reached the driver (else the file's own apply)
+        answer = probe.call_client(node.name, "get_parameters", ["stale_timeout", "actuators.feedback_timeout"])
+        assert [value.double_value for value in answer.values] == [1.0, 2.0], answer
 
     arm_state = probe.subscribe(String, f"{node.name}/arm_state", LATCHED)
     assert probe.spin_until(lambda: bool(arm_state)), _fail("no arm state", *nodes)
