@@ -57,6 +57,10 @@ def _description_node(context, *_args, **_kwargs):
         Node(
             package=PACKAGE,
             executable=EXECUTABLE,
+            # Named, so that launch_ros keys the overrides by the node's full name: under the
+            # '/**' it uses otherwise they would come before the file's '/**/description' section
+            # and lose to it (rcl applies matching sections in the order their keys first appear).
+            name=EXECUTABLE,
             namespace=LaunchConfiguration("namespace"),
             parameters=[config, overrides],
             output="screen",

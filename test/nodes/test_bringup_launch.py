@@ -8,7 +8,8 @@ with the real ``ros2`` command as an independent client (``ros2 lifecycle get``,
 - the Gazebo world config: active against the C++ gz-transport peer of test/gz with the corpus world;
 - the two-arm config: both arms' TF under their prefixes in one tree below ``world``, and a goal to
   one arm does not move the other;
-- description.launch.py and driver.launch.py together with bb_arm.yaml: active, goal succeeds.
+- description.launch.py and driver.launch.py together with bb_arm.yaml: active, goal succeeds;
+- their arguments win over the same parameters in the config's node sections.
 
 Under ``CI=true`` these fail (not skip) when launch or the ros2 command are not installed.
 """
@@ -158,6 +159,19 @@ def test_description_and_driver_launch_files_together(launched: Callable[..., La
     goal, _, _ = _goal_yaml("bb_arm.yaml", "")
     output = _arm_and_send_goal("", goal)
     assert "Goal finished with status: SUCCEEDED" in output, output
+
+
+def test_launch_arguments_override_what_the_config_sets(launched: Callable[..., Launched]) -> None:
+    """An argument wins over the same parameter in the node's section of the config file (which
+    ``bb_arm.yaml``, the default, sets for both): ``tip_link`` and ``robot_name``."""
+    launched("description.launch.py", "tip_link:=wrist_3_link")
+    launched("driver.launch.py", "robot_name:=left_arm")
+    for node, parameter, value in (("/description", "tip_link", "wrist_3_link"), ("/driver", "robot_name", "left_arm")):
+        ros2_until(
+            ["param", "get", "--no-daemon", node, parameter],
+            lambda out, value=value: f"String value is: {value}" in out,
+            f"{node} {parameter} = {value}",
+        )
 
 
 def test_actuators_config_with_the_example_servo_bridge(launched: Callable[..., Launched], tmp_path: Path) -> None:
