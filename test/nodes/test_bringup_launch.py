@@ -123,10 +123,12 @@ def _arm_and_send_goal(namespace: str, goal: str) -> str:
     return result.stdout + result.stderr
 
 
-def _echo_joint_states(namespace: str = "") -> str:
+def _echo_joint_states(namespace: str = "", joint: str = "") -> str:
+    """One joint state echoed by ``ros2 topic echo``; with ``joint``, one that names it (a stale
+    joint is left out of joint_states while it is stale)."""
     return ros2_until(
         ["topic", "echo", "--once", "--no-daemon", f"{namespace}/joint_states", "sensor_msgs/msg/JointState"],
-        lambda out: "position:" in out,
+        lambda out: "position:" in out and joint in out,
         f"{namespace}/joint_states",
     )
 
@@ -182,8 +184,8 @@ def test_actuators_config_with_the_example_servo_bridge(launched: Callable[..., 
     )
     try:
         lifecycle_state("/driver", "active")
-        echoed = _echo_joint_states()
-        assert "shoulder_pan_joint" in echoed
+        echoed = _echo_joint_states(joint="shoulder_pan_joint")
+        assert "shoulder_pan_joint" in echoed and "position:" in echoed
     finally:
         assert not bridge.stop(), "the servo bridge did not stop"
 

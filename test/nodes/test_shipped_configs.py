@@ -14,7 +14,6 @@ towards the rejected targets, and the others never moved.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import uuid
@@ -25,7 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
-from helpers.nodes import NodeProcess, Probe, StartNode
+from helpers.nodes import LOADED_MACHINE_TIMING, NodeProcess, Probe, StartNode, node_overrides
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -86,15 +85,7 @@ def gazebo_world() -> Iterator[dict[str, str]]:
 
 
 def _overrides(tmp_path: Path, node: str, values: dict[str, Any]) -> Path:
-    """A parameter file that overrides ``values`` for ``node`` when given after a shipped file.
-
-    rcl merges the files' sections by their key and gives a node the sections it matches in the
-    order the keys first appeared, so a later ``/**`` section lands before a shipped file's
-    ``/**/driver`` and loses to it: the override is keyed as the shipped files key their nodes.
-    """
-    path = tmp_path / f"{node}_overrides.yaml"
-    path.write_text(json.dumps({f"/**/{node}": {"ros__parameters": values}}))
-    return path
+    return node_overrides(tmp_path / f"{node}_overrides.yaml", node, values)
 
 
 def _fail(what: str, *nodes: NodeProcess) -> str:
@@ -114,9 +105,8 @@ def test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move(
     description: dict[str, Any] = {}
     driver: dict[str, Any] = {"autostart": True, "backend": backend, "connect_timeout": 20.0}
     if backend == "actuators":
-        # Timing only, for a loaded CI machine (a feedback gap of 0.25 s was seen at a load of 7 on
-        # 2 cores, which the file makes an error): the limits under test stay the file's.
-        driver.update({"stale_timeout": 1.0, "actuators": {"feedback_timeout": 2.0}})
+        # Timing only, for a loaded CI machine: the limits under test stay the file's.
+        driver.update(LOADED_MACHINE_TIMING)
     if model is not None:  # as bringup.launch.py passes a model argument
         dirs = [str(model.parent), str(REPO_ROOT / "models")]
         description.update(model=str(model), model_dirs=dirs)
