@@ -355,10 +355,16 @@ def test_bad_inputs_are_rejected_and_the_loop_keeps_running(probe: Probe, start_
     ns = driver.node.namespace
     positions_topic = f"{ns}/bb_arm/set/target_joint_positions"
     commands_topic = f"{driver.node.name}/joint_commands"
-    # The sas subscriptions keep one message (depth 1, as sas_robot_driver): let each one arrive.
-    for values in ([float("nan")] + [0.0] * (N - 1), [0.0] * (N - 1)):
+    # The sas subscriptions keep one message (depth 1, as sas_robot_driver): the next is sent once
+    # the driver has taken the last.  (A publisher can see the driver's subscription before the
+    # driver has matched the publisher; what it sends meanwhile is delivered once they match, but
+    # a depth-1 queue holds only the newest by then.)
+    for values, warning in (
+        ([float("nan")] + [0.0] * (N - 1), f"non-finite position values: {JOINTS[0]}=nan"),
+        ([0.0] * (N - 1), f"{N - 1} values for {N} joints"),
+    ):
         driver.send_sas("positions", values)
-        probe.spin_for(0.2)
+        driver.warned(f"rejected a command on '{positions_topic}': {warning}")
     driver.send_sas("forces", [0.0] * N)
     driver.send_command([JOINTS[1]], velocity=[float("-inf")])
     driver.send_command(["no_such_joint"], position=[0.0])
