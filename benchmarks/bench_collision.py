@@ -191,6 +191,7 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> list[str]:
     from bb_robot.driver.commands import CommandMode, CommandValidator
     from bb_robot.driver.core import CoreSettings, DriverCore
     from bb_robot.driver.limits import from_robot
+    from bb_robot.driver.loop import settle_collector
     from bb_robot.driver.model import driven_joints
     from bb_robot.loading import load_file
 
@@ -212,6 +213,7 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> list[str]:
         assert guard is not None
         core.trajectory_check, core.command_filter = guard.check_trajectory, guard.filter
     validator = CommandValidator(limits, backend.capabilities.modes, backend="sim")
+    settle_collector()  # as the driver node does at activation
     core.start(500.0)
     if guard is not None:
         guard.start()

@@ -23,7 +23,6 @@ each sample as the core passes it on.
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -47,6 +46,7 @@ from bb_robot.driver.commands import CommandValidator
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.loop import settle_collector
 from bb_robot.driver.model import (
     Mimic,
     ModelError,
@@ -382,12 +382,7 @@ class DriverNode(LifecycleNode):
         priority = int(self._params.number("realtime_priority"))
         if priority > 0:
             self._callback_scheduling = executor_thread_scheduling(priority)
-        # What is alive now (modules, the model, the backend, compiled kernels) lives as long as the
-        # session: out of the collector's full passes, which scan it all now and then and hold the
-        # interpreter meanwhile (24 ms measured), so the loop thread would skip cycles.
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        settle_collector()  # the session's objects out of the collector's full passes
         try:
             session.core.start(rate, priority)
             if session.guard is not None:
