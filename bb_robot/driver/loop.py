@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import gc
 import os
 import threading
 import time
@@ -156,24 +155,6 @@ class RateLoop:
 
 
 _PR_SET_TIMERSLACK = 29
-
-
-def settle_collector() -> int:
-    """Collect the garbage there is, then take every object alive now out of later collections.
-
-    Called as a loop starts: what is alive then (modules, the model, the backend, compiled
-    kernels) lives as long as the loop.  Python's full collections scan every tracked object and
-    hold the interpreter meanwhile (24 ms measured in the driver's process, 12 cycles at 500 Hz);
-    after this they scan only what was made since.  Calling it again (a restarted loop) first
-    returns the frozen objects to the collector, so nothing that has died since stays frozen.
-
-    Returns:
-        How many objects were frozen.
-    """
-    gc.unfreeze()
-    gc.collect()
-    gc.freeze()
-    return gc.get_freeze_count()
 
 
 def request_realtime(priority: int) -> str:

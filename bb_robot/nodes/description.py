@@ -10,7 +10,6 @@ exercise without ROS.
 from __future__ import annotations
 
 import functools
-import gc
 import sys
 import time
 from collections.abc import Sequence
@@ -24,6 +23,7 @@ from rclpy.parameter import Parameter
 from rclpy.qos_overriding_options import QoSOverridingOptions
 from std_msgs.msg import String
 
+from bb_robot.common.collector import settle_collector
 from bb_robot.common.parameters import initial_value
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.description.base_frame import base_transform, check_base_pose
@@ -207,11 +207,7 @@ class DescriptionNode(Node):
         if publish_description:
             self._description_pub.publish(String(data=prepared.loaded.description))
         self._publish_latched_frames()
-        # What is alive now (modules, the model) lives as long as the model: leave it out of the
-        # collector's full passes, which otherwise scan it all now and then between two messages.
-        gc.unfreeze()
-        gc.collect()
-        gc.freeze()
+        settle_collector()  # the model out of the collector's full passes between two messages
 
     def _publish_latched_frames(self) -> None:
         """``/tf_static`` and ``~/serial_manipulator`` (both carry frame names)."""

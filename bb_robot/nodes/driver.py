@@ -39,6 +39,7 @@ from rclpy.timer import Timer
 from std_msgs.msg import String
 from std_srvs.srv import SetBool, Trigger
 
+from bb_robot.common.collector import settle_collector
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.backends.base import Backend, BackendContext, JointSample, backend_class
 from bb_robot.driver.collision_guard import CollisionGuard
@@ -46,7 +47,6 @@ from bb_robot.driver.commands import CommandValidator
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.loop import settle_collector
 from bb_robot.driver.model import (
     Mimic,
     ModelError,

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import gc
 import threading
 import time
-import weakref
 from collections.abc import Callable
 
-from bb_robot.driver.loop import CycleInfo, RateLoop, settle_collector
+from bb_robot.driver.loop import CycleInfo, RateLoop
 
 
 class FakeTime:
@@ -83,31 +81,3 @@ def test_rate_must_be_positive() -> None:
         assert "above 0" in str(error)
     else:
         raise AssertionError("RateLoop(0) accepted")
-
-
-def test_settle_collector_collects_garbage_then_freezes_what_lives() -> None:
-    class Node:
-        def __init__(self) -> None:
-            self.other: Node | None = None
-
-    def cycle() -> Node:
-        a, b = Node(), Node()
-        a.other, b.other = b, a
-        return a
-
-    garbage, alive = weakref.ref(cycle()), cycle()
-    later = weakref.ref(alive)
-    try:
-        assert garbage() is not None  # a cycle: only the collector frees it
-        frozen = settle_collector()
-        assert garbage() is None, "garbage was frozen with the living"
-        assert frozen == gc.get_freeze_count() > 0
-        # A collection leaves the frozen objects alone, even when they have died since.
-        del alive
-        gc.collect()
-        assert later() is not None
-        # Settling again (a restarted loop) returns them to the collector first.
-        settle_collector()
-        assert later() is None
-    finally:
-        gc.unfreeze()
