@@ -338,7 +338,8 @@ def main(argv: list[str] | None = None) -> int:
         "### (e) The driver's 500 Hz loop with the collision guard off and on",
         "",
         "`DriverCore` on the simulator in real time (its own loop thread, no real-time priority; as in the "
-        "driver node, an interpreter switch interval of 0.5 ms), the bundled "
+        "driver node, an interpreter switch interval of 0.5 ms and the collector settled as the loop starts: "
+        "`settle_collector`, collect then `gc.freeze`), the bundled "
         "arm straight out; every 1.5 s a streamed position command swings it towards a post 0.7 m away (where "
         "the guard slows it, then stops it, its checker measuring every cycle) and back.  Target: no lag growth "
         "and no skipped cycles with the guard on.  *cycle time*: the loop's own work per cycle (mean); "
