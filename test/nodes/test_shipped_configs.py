@@ -84,10 +84,6 @@ def gazebo_world() -> Iterator[dict[str, str]]:
         yield {**os.environ, "GZ_PARTITION": partition, "GZ_IP": "127.0.0.1"}
 
 
-def _overrides(tmp_path: Path, node: str, values: dict[str, Any]) -> Path:
-    return node_overrides(tmp_path / f"{node}_overrides.yaml", node, values)
-
-
 def _fail(what: str, *nodes: NodeProcess) -> str:
     return what + "".join(f"\n--- {node.name}:\n{node.log()[-4000:]}" for node in nodes)
 
@@ -117,12 +113,22 @@ def test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move(
         start_node(
             {},
             namespace,
-            ("--params-file", str(path), "--params-file", str(_overrides(tmp_path, "description", description))),
+            (
+                "--params-file",
+                str(path),
+                "--params-file",
+                str(node_overrides(tmp_path / "description_overrides.yaml", "description", description)),
+            ),
         )
     ]
     if backend == "actuators":
         nodes.append(start_node({}, namespace, module="bb_robot.examples.servo_bridge", node="servo_bridge"))
-    arguments = ("--params-file", str(path), "--params-file", str(_overrides(tmp_path, "driver", driver)))
+    arguments = (
+        "--params-file",
+        str(path),
+        "--params-file",
+        str(node_overrides(tmp_path / "driver_overrides.yaml", "driver", driver)),
+    )
     node = start_node({}, namespace, arguments, module="bb_robot.nodes.driver", node="driver", environment=environment)
     nodes.insert(0, node)
     node.wait_for_log("active: control loop")
