@@ -157,14 +157,22 @@ def ros2(*args: str, timeout: float = TIMEOUT) -> subprocess.CompletedProcess[st
     )
 
 
+#: Longest one ``ros2`` call of :func:`ros2_until` may take before it is given up and made again:
+#: a call whose discovery went wrong (seen once in CI: an echo that heard nothing for 60 s) is
+#: retried with a new process instead of using up the whole timeout.
+ATTEMPT_TIMEOUT = 20.0
+
+
 def ros2_until(args: Sequence[str], accept: Callable[[str], bool], what: str, timeout: float = TIMEOUT) -> str:
     """Repeat ``ros2 args`` until ``accept(stdout)``; returns that output."""
     deadline = time.monotonic() + timeout
     last = ""
     while time.monotonic() < deadline:
+        attempt = min(max(deadline - time.monotonic(), 5.0), ATTEMPT_TIMEOUT)
         try:
-            result = ros2(*args, timeout=max(deadline - time.monotonic(), 5.0))
-        except subprocess.TimeoutExpired:
+            result = ros2(*args, timeout=attempt)
+        except subprocess.TimeoutExpired as expired:
+            last = f"(no answer within {attempt:.0f} s; partial output: {expired.stdout!r} {expired.stderr!r})"
             continue
         last = result.stdout + result.stderr
         if accept(result.stdout):

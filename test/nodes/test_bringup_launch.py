@@ -78,6 +78,8 @@ def launched(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
     stop_daemon()
     for run in started:
         left = run.stop()
+        # Shown by pytest only when the test failed: what the launch said.
+        print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
         assert not left, f"processes left running after {run.command}: {left}\n{run.log()}"
 
 
