@@ -7,6 +7,13 @@ with the orientation kept, one turn in :data:`TURN_TIME` (minimum-jerk timing: i
 at rest).  It succeeds when every tool position seen while drawing, and :data:`SETTLE` after, lies
 within :data:`TOLERANCE` of the circle.
 
+A turn is judged only when the timing it depends on held: the demo's own pose stream and the
+joint states it measures each without a pause longer than :data:`MAX_GAP` (:class:`TurnTiming`).
+A paused stream is carried forward along its tangent by the servo (docs/nodes/servo.md), and a
+paused driver lets the simulation run on with its last command; either moves the tool off the
+circle for reasons of the machine's load, not of the tracking.  Such a turn is drawn again, up to
+:data:`TURNS` in all.
+
 The ready pose is searched for (:func:`ready_configuration`), reproducibly: random configurations
 in the middle of each joint's range, ranked by the singularity measure
 (:mod:`bb_robot.model.dexterity`, the servo's), the first whose whole circle the chain can follow
@@ -18,7 +25,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -41,6 +48,12 @@ STREAM_RATE = 100.0
 TOLERANCE = 0.002
 #: How long after the turn the tool is still watched (s).
 SETTLE = 0.5
+#: Longest pause of the pose stream, or between the joint states seen, in a turn that is judged (s).
+#: At the circle's top speed (0.15 m/s) a stream carried 0.05 s along its tangent leaves the
+#: circle by 0.5 mm, a quarter of :data:`TOLERANCE`.
+MAX_GAP = 0.05
+#: Turns drawn at most, while every one before was paused for longer than :data:`MAX_GAP`.
+TURNS = 3
 #: The part of each joint's range the ready pose is searched in (centred).
 INNER = 0.7
 #: The singularity measure the whole circle keeps at least: above the servo's default slowdown (0.06).
@@ -119,6 +132,38 @@ class Circle:
         in_plane = offset - np.outer(height, normal)
         radial = np.linalg.norm(in_plane, axis=1) - self.radius
         return np.asarray(np.hypot(height, radial))
+
+
+@dataclass
+class TurnTiming:
+    """The pauses of one turn: of the demo's pose stream and between the joint states the driver sent.
+
+    Attributes:
+        sent: when each pose was sent (s since the turn started).
+        state_pauses: the pauses between successive joint states' stamps during the turn (s; those
+            of :data:`bb_robot.bringup.status.NOTED_PAUSE` and more will do).
+    """
+
+    sent: list[float] = field(default_factory=list)
+    state_pauses: list[float] = field(default_factory=list)
+
+    def pause(self) -> str:
+        """Why the turn cannot be judged: the longest pause over :data:`MAX_GAP`; ``""`` when none was.
+
+        Returns:
+            E.g. ``"the pose stream paused for 0.31 s at t = 2.02 s"``, or ``""``.
+        """
+        stream, at = 0.0, 0
+        if len(self.sent) > 1:
+            gaps = np.diff(np.asarray(self.sent, dtype=float))
+            at = int(np.argmax(gaps))
+            stream = float(gaps[at])
+        states = max(self.state_pauses, default=0.0)
+        if stream > MAX_GAP and stream >= states:
+            return f"the pose stream paused for {stream:.2f} s at t = {self.sent[at]:.2f} s"
+        if states > MAX_GAP:
+            return f"the driver's joint states paused for {states:.2f} s"
+        return ""
 
 
 def _ranges(chain: SerialManipulator, current: FloatArray) -> tuple[FloatArray, FloatArray]:

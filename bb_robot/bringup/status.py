@@ -8,6 +8,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: Pauses between successive joint states' stamps that :attr:`RobotView.joint_state_pauses` notes (s).
+NOTED_PAUSE = 0.03
+#: How many of the latest it keeps.
+PAUSES_KEPT = 32
+
 
 @dataclass
 class RobotView:
@@ -24,6 +29,10 @@ class RobotView:
     first_tf_at: float | None = None
     joint_names: tuple[str, ...] = ()
     positions: tuple[float, ...] = ()
+    #: ``header.stamp`` of the latest joint state (s).
+    joint_state_stamp: float = 0.0
+    #: The latest pauses between joint states longer than :data:`NOTED_PAUSE`: ``(stamp after, seconds)``.
+    joint_state_pauses: tuple[tuple[float, float], ...] = ()
     velocities: tuple[float, ...] = ()
     tip: tuple[float, ...] | None = None
     tip_frame: str = ""

@@ -4,7 +4,8 @@ The geometry and the ready pose are :mod:`bb_robot.bringup.cartesian`; this modu
 for one robot on a thread of its own while ``bb-robot up`` shows its live view: it moves the
 servo's chain to the ready pose with a FollowJointTrajectory goal, streams the circle's poses at
 :data:`~bb_robot.bringup.cartesian.STREAM_RATE`, and measures the tool (forward kinematics of the
-joint states received) against the circle.  It never imports rclpy: the client does the ROS part.
+joint states received) against the circle; a turn the machine paused
+(:class:`~bb_robot.bringup.cartesian.TurnTiming`) is drawn again.  It never imports rclpy: the client does the ROS part.
 """
 
 from __future__ import annotations
@@ -163,30 +164,60 @@ class CartesianDemo:
         self._circle()
 
     def _circle(self) -> None:
-        outcome = self.outcome
         state = self._positions()
         assert state is not None
         circle = cartesian.Circle(self.chain.end_effector_pose(state[0]))
-        outcome.phase = "drawing the circle"
-        self.say(f"{self.label}drawing a {circle.radius * 100:g} cm circle in {circle.duration:g} s (~/pose_commands)")
+        self.outcome.phase = "drawing the circle"
+        pauses: list[str] = []
+        for turn in range(1, cartesian.TURNS + 1):
+            again = f" again (turn {turn} of at most {cartesian.TURNS})" if turn > 1 else ""
+            size = f"{circle.radius * 100:g} cm circle in {circle.duration:g} s"
+            self.say(f"{self.label}drawing a {size}{again} (~/pose_commands)")
+            deviations, timing = self._turn(circle)
+            if self.stop.is_set():
+                return self._end(False, "interrupted")
+            if not deviations:
+                return self._end(False, "no joint states while drawing the circle")
+            pause = timing.pause()
+            if not pause:
+                return self._judge(circle, deviations)
+            pauses.append(pause)
+            self.say(
+                f"{self.label}turn {turn} not judged: {pause} (longer than {cartesian.MAX_GAP:g} s; a busy machine)"
+            )
+        self._end(
+            False,
+            f"every one of {cartesian.TURNS} turns was paused longer than {cartesian.MAX_GAP:g} s "
+            f"({'; '.join(pauses)}): this machine is too busy to judge the tracking",
+        )
+
+    def _turn(self, circle: cartesian.Circle) -> tuple[list[tuple[float, float]], cartesian.TurnTiming]:
+        """Stream one turn of the circle; the tool's deviations seen ``(t, m)`` and the turn's timing."""
         quaternion = matrix_to_quaternion(circle.start[:3, :3])
         deviations: list[tuple[float, float]] = []
+        timing = cartesian.TurnTiming()
         last: tuple[float, ...] = ()
+        first_stamp = 0.0
         start = time.monotonic()
         period = 1.0 / cartesian.STREAM_RATE
         while (t := time.monotonic() - start) <= circle.duration + cartesian.SETTLE and not self.stop.is_set():
             pose = circle.pose(t)
             self.client.publish_pose(self.namespace, self.chain.base_link, pose[:3, 3].tolist(), quaternion)
+            timing.sent.append(t)
             view = self._view()
             if view.positions != last and (state := self._positions()) is not None:
                 last = view.positions
+                first_stamp = first_stamp or view.joint_state_stamp
                 tool = self.chain.end_effector_pose(state[0])[:3, 3]
                 deviations.append((t, float(circle.deviation(tool)[0])))
             time.sleep(max(0.0, start + (int(t / period) + 1) * period - time.monotonic()))
-        if self.stop.is_set():
-            return self._end(False, "interrupted")
-        if not deviations:
-            return self._end(False, "no joint states while drawing the circle")
+        view = self._view()
+        timing.state_pauses = [
+            p for stamp, p in view.joint_state_pauses if first_stamp < stamp <= view.joint_state_stamp
+        ]
+        return deviations, timing
+
+    def _judge(self, circle: cartesian.Circle, deviations: list[tuple[float, float]]) -> None:
         worst_t, worst = max(deviations, key=lambda item: item[1])
         text = (
             f"the tool stayed within {worst * 1000:.2f} mm of the {circle.radius * 100:g} cm circle "

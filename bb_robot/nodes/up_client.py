@@ -23,7 +23,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
-from bb_robot.bringup.status import GoalProgress, RobotView
+from bb_robot.bringup.status import NOTED_PAUSE, PAUSES_KEPT, GoalProgress, RobotView
 from bb_robot.nodes import description as description_node
 
 #: What the description node and the driver use: latched (robot_description, arm_state), and
@@ -118,6 +118,11 @@ class _Robot:
         with self.lock:
             self.view.joint_names = tuple(msg.name)
             self.view.positions = tuple(msg.position)
+            stamp = msg.header.stamp.sec + msg.header.stamp.nanosec * 1e-9
+            pause = stamp - self.view.joint_state_stamp
+            if self.view.joint_state_stamp and pause > NOTED_PAUSE:
+                self.view.joint_state_pauses = (*self.view.joint_state_pauses, (stamp, pause))[-PAUSES_KEPT:]
+            self.view.joint_state_stamp = stamp
             self.view.velocities = tuple(msg.velocity)
 
     def _on_tf(self, msg: Any) -> None:

@@ -103,3 +103,19 @@ def test_a_parameter_file_without_the_servo_is_refused_before_anything_starts() 
     with pytest.raises(UpError, match=r"servo is off in .*generic.yaml.*servo.enable"):
         servo_chain(plan)
     assert math.isfinite(reach(servo_chain(plan_bringup(None))))
+
+
+def test_a_turn_is_judged_only_without_pauses_over_the_limit() -> None:
+    period = 1.0 / cartesian.STREAM_RATE
+    steady = [k * period for k in range(450)]
+    assert cartesian.TurnTiming(steady, [0.03, 0.04]).pause() == ""
+    # The stream paused for 0.3 s at t = 1.5 s: named with its length and time.
+    paused = [t for t in steady if t < 1.5] + [t + 0.3 for t in steady if t >= 1.5]
+    assert cartesian.TurnTiming(paused, []).pause() == "the pose stream paused for 0.31 s at t = 1.49 s"
+    # The driver's joint states paused longer than the stream: that is named.
+    assert cartesian.TurnTiming(steady, [0.02, 0.12]).pause() == "the driver's joint states paused for 0.12 s"
+    assert cartesian.TurnTiming(paused, [0.12]).pause().startswith("the pose stream paused for 0.31 s")
+    # Exactly the limit still counts as steady.
+    limit = [0.0, cartesian.MAX_GAP, 2 * cartesian.MAX_GAP]
+    assert cartesian.TurnTiming(limit, [cartesian.MAX_GAP]).pause() == ""
+    assert cartesian.TurnTiming([], []).pause() == "" and cartesian.TurnTiming([0.0], []).pause() == ""
