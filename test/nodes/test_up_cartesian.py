@@ -16,7 +16,6 @@ import os
 import re
 import signal
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,23 +48,22 @@ def fit_circle(points: np.ndarray) -> tuple[np.ndarray, np.ndarray, float, np.nd
     return centre, normal, radius, np.hypot(height, radial)
 
 
-def last_turn(states: list[Any], turns: int, tool: Callable[[Any], np.ndarray]) -> list[Any]:
-    """The joint states of the judged turn: from where the tool has gone round ``turns - 1`` times.
+def swept(points: np.ndarray, centre: np.ndarray, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """The angle of each point about ``centre`` in the plane of ``x`` and ``y``, unwrapped (rad)."""
+    return np.unwrap(np.arctan2((points - centre) @ y, (points - centre) @ x))
+
+
+def judged_turn(points: np.ndarray, turns: int, x: np.ndarray, y: np.ndarray) -> int:
+    """Where the judged turn starts: the tool has gone round ``turns - 1`` times before it.
 
     A turn the machine paused is drawn again (the command says so); the earlier turns are found
     by the angle the tool has swept about a circle fitted to all of them.
     """
     if turns <= 1:
-        return states
-    points = np.array([tool(m)[:3, 3] for m in states])
-    centre, normal, _, _ = fit_circle(points)
-    u = points[0] - centre
-    u -= (u @ normal) * normal
-    u /= np.linalg.norm(u)
-    v = np.cross(normal, u)
-    swept = np.abs(np.unwrap(np.arctan2((points - centre) @ v, (points - centre) @ u)))
-    first = int(np.argmax(swept >= 2 * math.pi * (turns - 1) - 0.02))
-    return states[first:]
+        return 0
+    centre = fit_circle(points)[0]
+    angles = np.abs(swept(points, centre, x, y) - swept(points[:1], centre, x, y)[0])
+    return int(np.argmax(angles >= 2 * math.pi * (turns - 1) - 0.02))
 
 
 def test_up_demo_cartesian_draws_the_circle(probe: Probe, tmp_path: Path) -> None:
@@ -107,19 +105,16 @@ def test_up_demo_cartesian_draws_the_circle(probe: Probe, tmp_path: Path) -> Non
         for k, message in enumerate(states)
         if np.abs(np.array([configuration(message)[n] for n in arm]) - ready).max() < 2e-3
     )
-    circle = last_turn(states[start:], output.count("drawing a "), lambda m: fk.poses(configuration(m))["tcp"])
-    assert len(circle) > 150, f"{len(circle)} joint states in the judged turn"
-    poses = [fk.poses(configuration(m))["tcp"] for m in circle]
+    drawn = [fk.poses(configuration(m))["tcp"] for m in states[start:]]
+    first = judged_turn(np.array([pose[:3, 3] for pose in drawn]), output.count("drawing a "), *drawn[0][:3, :2].T)
+    poses = drawn[first:]
+    assert len(poses) > 150, f"{len(poses)} joint states in the judged turn"
     points = np.array([pose[:3, 3] for pose in poses])
     centre, normal, radius, distances = fit_circle(points)
     assert abs(radius - 0.05) < 0.002, radius
     assert distances.max() <= 0.002, distances.max()
     assert abs(float(normal @ poses[0][:3, 2])) > 0.99, "not in the plane normal to the tool's z axis"
-    angles = np.unwrap(
-        np.arctan2(
-            *np.flipud(np.column_stack(((points - centre) @ poses[0][:3, 0], (points - centre) @ poses[0][:3, 1])).T)
-        )
-    )
+    angles = swept(points, centre, poses[0][:3, 0], poses[0][:3, 1])
     assert abs(angles.max() - angles.min()) > math.radians(350), "not a whole turn"
     np.testing.assert_allclose(points[-1], points[0], atol=1e-3)  # it returns to where it started
 
