@@ -166,6 +166,22 @@ class Probe:
             self.executor.spin_once(timeout_sec=0.02)
         return condition()
 
+    def spin_until_quiet(self, received: Callable[[], int], quiet: float = 1.0, timeout: float = TIMEOUT) -> bool:
+        """Keep receiving until ``received()`` (a count) has not grown for ``quiet`` seconds.
+
+        What a busy test process has not taken yet is still in its readers' queues when the
+        publishers have gone: this takes it before the test looks at what arrived.
+        """
+        seen, since = received(), time.monotonic()
+
+        def quiet_now() -> bool:
+            nonlocal seen, since
+            if received() != seen:
+                seen, since = received(), time.monotonic()
+            return time.monotonic() - since >= quiet
+
+        return self.spin_until(quiet_now, timeout)
+
     def spin_for(self, seconds: float) -> None:
         """Keep receiving for ``seconds`` (to check that something does NOT arrive)."""
         deadline = time.monotonic() + seconds

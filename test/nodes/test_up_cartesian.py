@@ -82,6 +82,7 @@ def test_up_demo_cartesian_draws_the_circle(probe: Probe, tmp_path: Path) -> Non
         return run.process.poll() is not None
 
     assert probe.spin_until(ended, timeout=240), run.log()
+    assert probe.spin_until_quiet(lambda: len(states)), f"joint states still arriving: {len(states)}"
     status = run.wait()
     output = run.log()
     assert status == 0, output
