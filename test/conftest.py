@@ -19,10 +19,10 @@ from pathlib import Path
 
 import pytest
 from helpers.libsdformat_reference import CORPUS_RESOURCE_DIRS, HelperUnavailable, Libsdformat
+from helpers.robot_files import CORPUS_DIR
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 # CI and the developers' machines lay the shared corpus of robot descriptions beside the clone.
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
 
 
 @pytest.fixture(scope="session")

@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from helpers.cxx_build import build_cached
+from helpers.robot_files import CORPUS_DIR
 
 HELPER_SOURCE = Path(__file__).resolve().parents[1] / "sdf" / "libsdformat" / "sdf_poses.cc"
 PKG_CONFIG_MODULE = "sdformat12"
@@ -44,7 +45,6 @@ RESOURCE_ENV = ("GZ_SIM_RESOURCE_PATH", "IGN_GAZEBO_RESOURCE_PATH", "SDF_PATH")
 
 
 # The shared corpus of robot descriptions, beside the repository (CI has it there too).
-CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 # What GZ_SIM_RESOURCE_PATH would hold for the corpus (its README), in this order.
 CORPUS_RESOURCE_DIRS = (
     "sas_robot_driver_gazebo/sdf",

@@ -15,7 +15,9 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-CORPUS_DIR = Path(__file__).resolve().parents[2].parent / "shared" / "corpus"
+#: ../shared/corpus beside the repository, resolved: the loaders name files by their real paths, so a
+#: ../shared that is a symbolic link must not make the expected paths differ from the named ones.
+CORPUS_DIR = (Path(__file__).resolve().parents[2].parent / "shared" / "corpus").resolve()
 
 
 def corpus_urdfs(include_synthetic: Iterable[str] = ()) -> list[Path]:

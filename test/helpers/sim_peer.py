@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 
 from helpers.cpp_peer import Peer, PeerUnavailable, build_peer
+from helpers.robot_files import CORPUS_DIR
 from helpers.robots import UR3E_JOINTS
 
 SIM_PEER_SOURCE = Path(__file__).resolve().parents[1] / "gz" / "peer" / "gz_sim_peer.cc"
 CACHE_DIR = Path(__file__).resolve().parents[2] / ".venv" / "cache" / "gz_peer"
-CORPUS_DIR = Path(__file__).resolve().parents[3] / "shared" / "corpus"
 UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 UR3E_STATE_TOPIC = "/world/ur3e_world/model/ur3e/model/ur3e_position_controller/model/ur3e/joint_state"
 #: ur3e.sdf's position limits, as Gazebo reports them (wrist_3_joint: -inf, inf).

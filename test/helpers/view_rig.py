@@ -8,8 +8,10 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from helpers.robot_files import CORPUS_DIR
+
 #: The corpus's UR3e: real URDF whose visuals are package://ur_description/meshes/... files.
-CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 UR3E = CORPUS / "ur_description_ros2" / "ur3e.urdf"
 MESH_URI = "package://ur_description/meshes/ur3e/visual/base.dae"
 

@@ -16,9 +16,10 @@ from pathlib import Path
 
 from hypothesis import strategies as st
 
+from helpers.robot_files import CORPUS_DIR
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MODELS_DIR = REPO_ROOT / "models"
-CORPUS_DIR = REPO_ROOT.parent / "shared" / "corpus"
 
 # Values that sit just outside the grammar: numbers that are not, numbers that overflow, lists of
 # the wrong length, names that are empty or strange.

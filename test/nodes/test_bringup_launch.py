@@ -35,6 +35,7 @@ from helpers.bringup_helpers import (
     ros2_until,
     stop_daemon,
 )
+from helpers.robot_files import CORPUS_DIR
 
 from bb_robot.bringup.config import read_config
 from bb_robot.bringup.demo import demo_points
@@ -45,7 +46,7 @@ if TYPE_CHECKING:
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"
-CORPUS = REPO_ROOT.parent / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 UR3E_WORLD = CORPUS / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 #: Simulator configs → the model argument they need ("" : the file's own).
 SIM_CONFIGS = {

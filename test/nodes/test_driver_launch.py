@@ -24,6 +24,7 @@ from helpers.launch_checks import (
     launch_node,
     package_name,
 )
+from helpers.robot_files import CORPUS_DIR
 
 from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, is_declared
@@ -35,7 +36,7 @@ REQUIRED_ARGUMENTS = {"backend", "robot_name", "rate", "config", "params_file", 
 SIM_PARAMETERS = {f"sim.{spec.name}" for spec in SimBackend.parameters()}
 CONFIG_FILES = sorted([*CONFIG_DIR.glob("*.yaml"), *CONFIG_DIR.glob("*/*.yaml")])
 #: The seed's world, given as the model argument of config/worlds/ur3e_world.yaml.
-UR3E_WORLD = REPO_ROOT.parent / "shared" / "corpus" / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 
 
 def _sections(path: Path, node: str) -> dict[str, Any]:

@@ -25,6 +25,7 @@ import numpy as np
 import pytest
 import yaml
 from helpers.nodes import LOADED_MACHINE_TIMING, NodeProcess, Probe, StartNode, node_overrides
+from helpers.robot_files import CORPUS_DIR
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray, String
@@ -34,7 +35,7 @@ from bb_robot.driver.parameters import spec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"
-UR3E_WORLD = REPO_ROOT.parent / "shared" / "corpus" / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
+UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 #: Configs whose model is a launch argument: the model they are run with.
 MODEL_ARGUMENT = {
     "generic.yaml": REPO_ROOT / "models" / "bb_pan_tilt.urdf",
