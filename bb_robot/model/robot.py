@@ -282,6 +282,15 @@ class Robot:
             source=source,
         )
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickle as plain fields (another process rebuilds the same robot; the topology is derived again)."""
+        state: dict[str, object] = {}
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if f.name != "topology":
+                state[f.name] = dict(value) if isinstance(value, MappingProxyType) else value
+        return (_unpickled, (state,))
+
     # ------------------------------------------------------------------ lookups
     def get_link(self, name: str) -> Link:
         """Return the link called ``name``; raises :class:`UnknownLink`."""
@@ -471,3 +480,13 @@ def _replace_path(item: _T, path: tuple[str, ...], value: float) -> _T:
 
 
 _FIELD_DEFAULTS = {"limits": JointLimits, "transmission": Transmission}
+
+
+def _unpickled(state: dict[str, object]) -> Robot:
+    """A pickled :class:`Robot` again, field by field (it was validated when it was first assembled)."""
+    fields = {name: MappingProxyType(value) if isinstance(value, dict) else value for name, value in state.items()}
+    links: Mapping[str, Link] = fields["links"]  # type: ignore[assignment]
+    joints: Mapping[str, Joint] = fields["joints"]  # type: ignore[assignment]
+    children = {link.name: list(link.child_joints) for link in links.values() if link.child_joints}
+    topology = build_topology(str(fields["root_link"]), children, {j.name: j.child_link for j in joints.values()})
+    return Robot(topology=topology, **fields)  # type: ignore[arg-type]
