@@ -175,6 +175,10 @@ class CollisionModel:
         self._program: compiled.Program | None = None
         self._work = np.empty(0)
 
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        """Pickle as what built it: another process builds the same model (the same pairs, in the same order)."""
+        return (CollisionModel, (self.robot, self.parts, self.disabled, self.obstacles))
+
     # ------------------------------------------------------------------ structure
     @property
     def pairs(self) -> tuple[LinkPair, ...]:
@@ -347,14 +351,23 @@ class CollisionModel:
         Raises:
             InvalidJointValue: a wrong shape or a non-finite value.
         """
+        k, distance = self.nearest_pair(q, limit)
+        return None if k < 0 else self._contact(k, distance)
+
+    def nearest_pair(self, q: npt.ArrayLike, limit: float = np.inf) -> tuple[int, float]:
+        """:meth:`nearest` as the pair's index and its distance (``(-1, limit)`` when none is within ``limit``).
+
+        The index names the pair through :meth:`pair_contact`, in this model or in any model built
+        from the same parts, matrix and obstacles (a pickled copy in another process).
+        """
         if self._first.size == 0:
-            return None
+            return -1, float(limit)
         rotations, translations, squared, _ = self._placed(q)
         gaps = np.sqrt(squared) - self._reach
         order = np.argsort(gaps)
         candidates = order[: int(np.searchsorted(gaps[order], limit))].tolist()
         if not candidates:
-            return None
+            return -1, float(limit)
         transforms = self._place(rotations, translations)
         best, best_k = float(limit), -1
         request, result = self._distance_request, self._distance_result
@@ -366,7 +379,17 @@ class CollisionModel:
             distance = functors[k](transforms[first_part[k]], transforms[second_part[k]], request, result)
             if distance < best:
                 best, best_k = distance, k
-        return None if best_k < 0 else self._contact(best_k, float(best))
+        return best_k, float(best)
+
+    def pair_contact(self, k: int, distance: float) -> Contact:
+        """The :class:`Contact` of checked pair ``k`` (an index :meth:`nearest_pair` gave) at ``distance``.
+
+        Raises:
+            IndexError: no such pair.
+        """
+        if not 0 <= k < self._first.size:
+            raise IndexError(f"collision model of '{self.robot.name}': no checked pair {k} (it has {self._first.size})")
+        return self._contact(k, distance)
 
     def pair_distances(self, q: npt.ArrayLike) -> dict[tuple[str, str], float]:
         """Every checked part pair's hull distance at ``q``, keyed by the parts' labels (for tests and reports)."""
