@@ -214,9 +214,9 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> list[str]:
         core.trajectory_check, core.command_filter = guard.check_trajectory, guard.filter
     validator = CommandValidator(limits, backend.capabilities.modes, backend="sim")
     settle_collector()  # as the driver node does at activation
-    core.start(500.0)
     if guard is not None:
-        guard.start()
+        guard.start()  # as the driver node does: the checker process before the loop
+    core.start(500.0)
     nearest = np.inf
     try:
         deadline = time.monotonic() + seconds

@@ -14,11 +14,13 @@ things for the core, through two hooks of :class:`~bb_robot.driver.core.DriverCo
 - :meth:`CollisionGuard.filter` (``DriverCore.command_filter``, called in each cycle): streamed
   position and velocity commands slow down as the nearest checked pair comes within
   ``collision.slowdown_distance`` and stop at ``collision.stop_distance``, unless their motion
-  increases that distance.  The distances come from a thread of the guard's own
-  (:meth:`CollisionGuard.start`), so the loop never waits for coal: it checks the pose the arm
-  is at and the pose it is heading to over the next cycles, at ``collision.check_rate`` and
-  every second cycle while the arm is slowed.  A verdict older than two cycles while slowed, or
-  one the thread could not make, stops streamed motion.
+  increases that distance.  The distances come from a process of the guard's own
+  (:class:`~bb_robot.driver.collision_checker.CheckerProcess`, started by
+  :meth:`CollisionGuard.start`), so the loop neither waits for coal nor shares the interpreter
+  lock with it: each cycle hands it the pose the arm is at and the pose it is heading to over
+  the next cycles (at ``collision.check_rate``, and every cycle while the arm is slowed) and
+  takes its newest verdict.  A verdict older than two cycles while slowed, older than
+  :data:`LATE_AFTER` at any time, or one the process could not make, stops streamed motion.
 
 While a (checked) trajectory runs, its joints are not slowed: the whole path was checked before
 it was accepted.
@@ -28,7 +30,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -40,6 +41,7 @@ from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import checked_model
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
+from bb_robot.driver.collision_checker import CheckerProcess, GuardSettings, Measurement, Measurer, speed_scale
 from bb_robot.driver.commands import CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.limits import JointLimitTable, approach_path
@@ -50,21 +52,10 @@ FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
 
 
-@dataclass(frozen=True)
-class GuardSettings:
-    """The ``collision.*`` parameters the guard uses (metres, Hz).
+__all__ = ["LATE_AFTER", "CollisionGuard", "GuardSettings", "Verdict", "build_guard", "speed_scale"]
 
-    Attributes:
-        clearance: a trajectory coming nearer than this is refused.
-        slowdown_distance: streamed motion slows below this distance.
-        stop_distance: streamed motion stops at this distance.
-        check_rate: how often the checker thread measures while nothing is near.
-    """
-
-    clearance: float = 0.002
-    slowdown_distance: float = 0.02
-    stop_distance: float = 0.005
-    check_rate: float = 100.0
+#: A verdict older than this (s) stops streamed motion even while nothing is near: the checker is late or gone.
+LATE_AFTER = 0.2
 
 
 @dataclass(frozen=True)
@@ -72,7 +63,7 @@ class Verdict:
     """What the checker thread found, for the loop and for /diagnostics.
 
     Attributes:
-        stamp_ns: when it was measured (monotonic).
+        stamp_ns: the time of the pose it measured (monotonic; the loop's cycle that handed it over).
         nearest: the nearest pair where the arm is (``None``: nothing checked is near).
         ahead: the distance at the pose the commands lead to (``inf``: nothing near).
         scale: the speed scale for streamed motion, 0 to 1.
@@ -82,30 +73,6 @@ class Verdict:
     nearest: Contact | None
     ahead: float
     scale: float
-
-
-def speed_scale(distance: float, ahead: float, settings: GuardSettings) -> float:
-    """The scale of streamed speed: 1 beyond ``slowdown_distance``, 0 at ``stop_distance``, smooth between.
-
-    Between the two, ``(d - stop) / (slow - stop)``: the speed is proportional to what is left of
-    the gap, so the gap closes towards the stop distance ever more slowly; MoveIt's exponential
-    never reaches 0, this does, at the stop distance.  Motion whose target pose
-    (``ahead``) is no nearer than the current one (``distance``) is not slowed: moving away continues.
-
-    Args:
-        distance: the nearest distance where the arm is.
-        ahead: the nearest distance where the commands lead.
-        settings: the distances.
-
-    Returns:
-        The scale.
-    """
-    if ahead >= distance or distance >= settings.slowdown_distance:
-        return 1.0
-    span = settings.slowdown_distance - settings.stop_distance
-    if distance <= settings.stop_distance or span <= 0:
-        return 0.0
-    return (distance - settings.stop_distance) / span
 
 
 class CollisionGuard:
@@ -136,9 +103,6 @@ class CollisionGuard:
         self.settings = settings
         self.period = 1.0 / rate
         self._log = log or (lambda level, text: None)
-        coordinates = {name: i for i, name in enumerate(model.fk.joint_names)}
-        self._columns = np.array([coordinates.get(name, -1) for name in joints], dtype=np.intp)
-        self._driven = self._columns >= 0
         self._verdict: Verdict | None = None
         #: Where the last slowed command sent the position joints (slowed steps continue from there, not
         #: from a measured position that may lag); ``None`` when the last command was not slowed.
@@ -148,21 +112,21 @@ class CollisionGuard:
         self._applied = False
         #: The targets of the last accepted position command (see :meth:`check_command`).
         self._accepted: FloatArray | None = None
-        self._thread: threading.Thread | None = None
-        self._stop = threading.Event()
-        self._wake = threading.Event()
-        # The checker thread's own model: a model's coal transforms are not shared between threads;
-        # trajectories (from the action's and the topic's callbacks) take turns with the other one.
-        self._thread_model = model.with_allowed(model.disabled)
+        # The checker's own model (its coal transforms are not shared: the process gets a pickled copy;
+        # :meth:`step` measures with it in this process); trajectories, from the action's and the
+        # topic's callbacks, take turns with the other one.
+        self._measurer = Measurer(model.with_allowed(model.disabled), joints, settings)
+        self._checker: CheckerProcess | None = None
+        #: When the loop last handed the checker a heading (monotonic ns).
+        self._sent_ns = 0
+        self._check_period_ns = int(1e9 / settings.check_rate) if settings.check_rate > 0 else 0
         self._trajectory_lock = threading.Lock()
         self.failure = ""
 
     # ------------------------------------------------------------------ configurations
     def configuration(self, positions: FloatArray) -> FloatArray:
         """The model's coordinates for driver joint positions (others at 0; NaN as 0)."""
-        q = np.zeros(len(self.model.fk.joint_names))
-        q[self._columns[self._driven]] = np.nan_to_num(np.asarray(positions, dtype=float)[self._driven])
-        return q
+        return self._measurer.configuration(positions)
 
     # ------------------------------------------------------------------ trajectories
     def check_trajectory(self, trajectory: Trajectory, positions: FloatArray) -> None:
@@ -180,8 +144,7 @@ class CollisionGuard:
         times = np.append(np.arange(begin, end, self.period), end)
         rows = np.tile(np.nan_to_num(np.asarray(positions, dtype=float)), (len(times), 1))
         rows[:, trajectory.indices] = trajectory.positions_at(times)
-        path = np.zeros((len(times), len(self.model.fk.joint_names)))
-        path[:, self._columns[self._driven]] = rows[:, self._driven]
+        path = self._measurer.path(rows)
         with self._trajectory_lock:
             verdict = check_path(self.model, path, self.settings.clearance)
         if not verdict.ok and verdict.contact is not None:
@@ -220,8 +183,7 @@ class CollisionGuard:
         if accepted is not None and np.array_equal(accepted[command.indices], command.values):
             return  # the target of the last accepted command again (a topic published at a rate): on its path
         rows = approach_path(sample.positions, sample.velocities, targets, limits, self.period)
-        path = np.zeros((len(rows), len(self.model.fk.joint_names)))
-        path[:, self._columns[self._driven]] = rows[:, self._driven]
+        path = self._measurer.path(rows)
         with self._trajectory_lock:
             verdict = check_path(self.model, path, self.settings.clearance)
             if (verdict.ok or verdict.contact is None) or (
@@ -243,28 +205,40 @@ class CollisionGuard:
 
     # ------------------------------------------------------------------ streamed commands
     def start(self) -> None:
-        """Start the checker thread (idempotent)."""
-        if self._thread is not None:
+        """Start the checker process and wait until it is ready (idempotent; at activation).
+
+        Raises:
+            CheckerError: it could not be started (the activation fails, saying why).
+        """
+        if self._checker is not None:
             return
-        self._stop.clear()
-        self._thread = threading.Thread(target=self._run, name="collision-checker", daemon=True)
-        self._thread.start()
+        checker = CheckerProcess(self._measurer)
+        checker.start()
+        self._checker, self._verdict, self.failure, self._sent_ns = checker, None, "", 0
 
     def stop(self) -> None:
-        """Stop the checker thread and wait for it."""
-        thread, self._thread = self._thread, None
-        if thread is not None:
-            self._stop.set()
-            self._wake.set()
-            thread.join(timeout=2.0)
+        """End the checker process (at deactivation and cleanup)."""
+        checker, self._checker = self._checker, None
+        if checker is not None:
+            checker.close()
+
+    @property
+    def checker_pid(self) -> int | None:
+        """The checker process's id while it runs."""
+        checker = self._checker
+        return None if checker is None else checker.pid
 
     @property
     def verdict(self) -> Verdict | None:
         """The latest verdict (any thread)."""
         return self._verdict
 
+    def _verdict_of(self, stamp_ns: int, found: Measurement) -> Verdict:
+        nearest = None if found.pair < 0 else self.model.pair_contact(found.pair, found.distance)
+        return Verdict(stamp_ns, nearest, found.ahead, found.scale)
+
     def measure(self, position: FloatArray, target: FloatArray, now_ns: int) -> Verdict:
-        """Measure where the arm is and where it is heading, and decide the scale (the checker thread's step).
+        """Measure where the arm is and where it is heading, in this process (what the checker process does).
 
         Args:
             position: the driver joints' positions now.
@@ -274,18 +248,13 @@ class CollisionGuard:
         Returns:
             The verdict (also kept as :attr:`verdict`).
         """
-        model = self._thread_model
-        limit = 2 * self.settings.slowdown_distance
-        nearest = model.nearest(self.configuration(position), limit)
-        ahead_contact = model.nearest(self.configuration(target), limit)
-        distance = math.inf if nearest is None else nearest.distance
-        ahead = math.inf if ahead_contact is None else ahead_contact.distance
-        verdict = Verdict(now_ns, nearest, ahead, speed_scale(distance, ahead, self.settings))
+        verdict = self._verdict_of(now_ns, self._measurer.measure(position, target))
         self._verdict = verdict
         return verdict
 
     def step(self, now_ns: int) -> Verdict | None:
-        """Measure the pose the loop last reported and where its commands lead (the checker thread's step).
+        """Measure, in this process, the heading the loop last reported (a loop on a simulated clock, without
+        the checker process, steps the guard so).
 
         Args:
             now_ns: the measurement's time stamp (monotonic).
@@ -300,21 +269,34 @@ class CollisionGuard:
         try:
             verdict = self.measure(heading[0], heading[1], now_ns)
         except Exception as error:  # noqa: BLE001 - reported; streamed motion stops meanwhile
-            if not self.failure:
-                self._log("error", f"collision checker failed: {error!r}; streamed motion stops")
-            self.failure = repr(error)
-            self._verdict = None
+            self._failed(repr(error))
             return None
         self.failure = ""
         return verdict
 
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            verdict = self.step(time.monotonic_ns())
-            slowed = verdict is not None and verdict.scale < 1.0
-            # While slowed every cycle, so that no verdict in use is older than two cycles.
-            self._wake.wait(self.period if slowed else max(1.0 / self.settings.check_rate, self.period))
-            self._wake.clear()
+    def _failed(self, failure: str) -> None:
+        if not self.failure:
+            self._log("error", f"collision checker failed: {failure}; streamed motion stops")
+        self.failure = failure
+        self._verdict = None
+
+    def _exchange(self, checker: CheckerProcess, now: int, position: FloatArray, target: FloatArray) -> None:
+        """Take the checker's newest verdict, and hand it this cycle's heading when one is due (never waits)."""
+        answer = checker.receive()
+        if checker.failure:
+            self._failed(checker.failure)
+            return
+        if answer is not None:
+            stamp, found, failure = answer
+            if found is None:
+                self._failed(failure)
+            else:
+                self.failure = ""
+                self._verdict = self._verdict_of(stamp, found)
+        verdict = self._verdict
+        if verdict is None or verdict.scale < 1.0 or now - self._sent_ns >= self._check_period_ns:
+            if checker.send(now, position, target):
+                self._sent_ns = now
 
     def diagnostics(self, now_ns: int) -> tuple[str, str, dict[str, object]]:
         """``(level, message, values)`` for /diagnostics: the nearest pair and its distance, the speed scale.
@@ -335,9 +317,14 @@ class CollisionGuard:
         }
         if self.failure:
             return "error", f"checker failed: {self.failure}; streamed motion stops", values
+        pid = self.checker_pid
+        values["checker"] = f"process {pid}" if pid is not None else "not running"
         if verdict is None:
             return "ok", "no measurement yet", values
-        values["verdict age (ms)"] = f"{(now_ns - verdict.stamp_ns) * 1e-6:.1f}"
+        age = now_ns - verdict.stamp_ns
+        values["verdict age (ms)"] = f"{age * 1e-6:.1f}"
+        if pid is not None and age > LATE_AFTER * 1e9:
+            return "warn", f"checker late: its newest verdict is {age * 1e-6:.0f} ms old; streamed motion stops", values
         values["speed scale"] = f"{verdict.scale:.3f}"
         if verdict.nearest is None:
             return "ok", f"nothing within {2 * self.settings.slowdown_distance:g} m", values
@@ -376,17 +363,22 @@ class CollisionGuard:
         velocity = np.nan_to_num(command.velocity)
         target = np.where(command.modes == int(CommandMode.VELOCITY), position + velocity * lead, target)
         self._heading = (position, target)
+        checker = self._checker
+        if checker is not None:
+            self._exchange(checker, now, position, target)
         slowed_from, self._slowed_from = self._slowed_from, None
         self._applied = not trajectory and bool(streamed.any())
         if not self._applied:
             return command
         verdict = self._verdict
         if verdict is None:
-            return self._stopped(command, position, streamed) if self._thread is not None else command
+            return self._stopped(command, position, streamed) if checker is not None else command
+        age = now - verdict.stamp_ns
+        if checker is not None and age > LATE_AFTER * 1e9:
+            return self._stopped(command, position, streamed)  # the checker is late, or gone: nothing is known
         if verdict.scale >= 1.0:
             return command
-        if now - verdict.stamp_ns > 2 * self.period * 1e9 or verdict.scale <= 0.0:
-            self._wake.set()
+        if age > 2 * self.period * 1e9 or verdict.scale <= 0.0:
             return self._stopped(command, position, streamed)
         scale = verdict.scale
         # Position joints move at most the scaled velocity limit this cycle (the scaled step where unlimited),

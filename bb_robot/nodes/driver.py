@@ -384,9 +384,9 @@ class DriverNode(LifecycleNode):
             self._callback_scheduling = executor_thread_scheduling(priority)
         settle_collector()  # the session's objects out of the collector's full passes
         try:
-            session.core.start(rate, priority)
             if session.guard is not None:
-                session.guard.start()
+                session.guard.start()  # checking before the loop runs: no cycle goes unchecked
+            session.core.start(rate, priority)
         except Exception as error:  # noqa: BLE001 - reported as a failed transition
             self.get_logger().error(f"activate failed: {error}")
             return TransitionCallbackReturn.FAILURE

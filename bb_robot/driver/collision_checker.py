@@ -1,0 +1,423 @@
+"""The collision guard's measurements, and the process of its own that makes them for a running loop.
+
+:class:`Measurer` answers the guard's one question: how near is the nearest checked pair where
+the arm is, how near where its commands lead, and so how fast may streamed motion go
+(:func:`speed_scale`).
+
+:class:`CheckerProcess` runs a :class:`Measurer` in a separate Python process.  A coal query
+keeps the interpreter lock for its whole length, and a checker thread's Python code takes it
+back at every switch interval, so a checker in the driver's own process delays the 500 Hz loop
+each time the loop thread wakes.  In a process of its own it takes none of the loop's time:
+the loop writes the pose it is at and the pose it heads to (a *heading*) to the process's
+standard input, and reads the verdicts from its standard output, never waiting for either.
+
+The wire: fixed-size records, each written by one ``write`` of at most ``PIPE_BUF`` bytes, so
+a pipe passes each whole or not at all (POSIX); the reader keeps the newest complete one.
+
+- heading: ``stamp_ns`` (int64), then the driver joints' positions and targets (float64 each);
+- verdict: the heading's ``stamp_ns``, the nearest pair's index in the collision model (-1:
+  nothing within reach, -2: the measurement failed), the distances where the arm is and where
+  it heads, the speed scale, and a failure's text.
+
+The process learns its :class:`Measurer` as one pickle on its standard input, answers it with a
+first verdict (``stamp_ns`` -1) when it is ready, and ends when its standard input closes: when
+the driver stops it, or dies.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import pickle
+import select
+import signal
+import struct
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+
+from bb_robot.collision.model import CollisionModel
+
+FloatArray = npt.NDArray[np.float64]
+
+#: How long the process may take to import coal and build its model before ``start`` gives up (s).
+START_TIMEOUT = 60.0
+#: The verdict record: stamp, pair, distance, ahead, scale, then the failure's text (UTF-8, cut).
+_VERDICT = struct.Struct("<qqddd216s")
+#: One ``write`` of up to this many bytes reaches a pipe's reader whole (POSIX guarantees 512; Linux 4096).
+_ATOMIC = getattr(select, "PIPE_BUF", 512)
+NO_PAIR = -1
+FAILED = -2
+READY = -1
+
+
+class CheckerError(RuntimeError):
+    """The checker process could not be started, or a record was not what the other side sent."""
+
+
+@dataclass(frozen=True)
+class GuardSettings:
+    """The ``collision.*`` parameters the guard uses (metres, Hz).
+
+    Attributes:
+        clearance: a trajectory coming nearer than this is refused.
+        slowdown_distance: streamed motion slows below this distance.
+        stop_distance: streamed motion stops at this distance.
+        check_rate: how often the checker measures while nothing is near.
+    """
+
+    clearance: float = 0.002
+    slowdown_distance: float = 0.02
+    stop_distance: float = 0.005
+    check_rate: float = 100.0
+
+
+def speed_scale(distance: float, ahead: float, settings: GuardSettings) -> float:
+    """The scale of streamed speed: 1 beyond ``slowdown_distance``, 0 at ``stop_distance``, smooth between.
+
+    Between the two, ``(d - stop) / (slow - stop)``: the speed is proportional to what is left of
+    the gap, so the gap closes towards the stop distance ever more slowly; MoveIt's exponential
+    never reaches 0, this does, at the stop distance.  Motion whose target pose
+    (``ahead``) is no nearer than the current one (``distance``) is not slowed: moving away continues.
+
+    Args:
+        distance: the nearest distance where the arm is.
+        ahead: the nearest distance where the commands lead.
+        settings: the distances.
+
+    Returns:
+        The scale.
+    """
+    if ahead >= distance or distance >= settings.slowdown_distance:
+        return 1.0
+    span = settings.slowdown_distance - settings.stop_distance
+    if distance <= settings.stop_distance or span <= 0:
+        return 0.0
+    return (distance - settings.stop_distance) / span
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One measurement of a heading.
+
+    Attributes:
+        pair: the nearest pair's index in the collision model (:data:`NO_PAIR`: none within reach).
+        distance: its distance where the arm is (``inf`` with no pair).
+        ahead: the nearest distance where the commands lead (``inf``: nothing near).
+        scale: the speed scale for streamed motion, 0 to 1.
+    """
+
+    pair: int
+    distance: float
+    ahead: float
+    scale: float
+
+
+class Measurer:
+    """Measures headings with one collision model (one thread or process at a time: coal's transforms are its own).
+
+    Args:
+        model: the collision model.
+        joints: the driver's joints, in order; every other coordinate of the model is held at 0.
+        settings: the distances.
+    """
+
+    def __init__(self, model: CollisionModel, joints: Sequence[str], settings: GuardSettings) -> None:
+        self.model = model
+        self.joints = tuple(joints)
+        self.settings = settings
+        coordinates = {name: i for i, name in enumerate(model.fk.joint_names)}
+        self._columns = np.array([coordinates.get(name, -1) for name in self.joints], dtype=np.intp)
+        self._driven = self._columns >= 0
+
+    def __reduce__(self) -> tuple[object, tuple[object, ...]]:
+        return (Measurer, (self.model, self.joints, self.settings))
+
+    def configuration(self, positions: FloatArray) -> FloatArray:
+        """The model's coordinates for driver joint positions (others at 0; NaN as 0)."""
+        q = np.zeros(len(self.model.fk.joint_names))
+        q[self._columns[self._driven]] = np.nan_to_num(np.asarray(positions, dtype=float)[self._driven])
+        return q
+
+    def path(self, rows: FloatArray) -> FloatArray:
+        """The model's coordinates for rows of driver joint positions (others at 0)."""
+        path = np.zeros((len(rows), len(self.model.fk.joint_names)))
+        path[:, self._columns[self._driven]] = rows[:, self._driven]
+        return path
+
+    def measure(self, position: FloatArray, target: FloatArray) -> Measurement:
+        """Measure where the arm is and where it is heading, and decide the scale.
+
+        Args:
+            position: the driver joints' positions now.
+            target: where the commands lead them in the coming cycles.
+
+        Returns:
+            The measurement; distances beyond twice ``slowdown_distance`` are not computed (``inf``).
+        """
+        limit = 2 * self.settings.slowdown_distance
+        pair, distance = self.model.nearest_pair(self.configuration(position), limit)
+        ahead_pair, ahead = self.model.nearest_pair(self.configuration(target), limit)
+        distance = math.inf if pair < 0 else distance
+        ahead = math.inf if ahead_pair < 0 else ahead
+        return Measurement(pair, distance, ahead, speed_scale(distance, ahead, self.settings))
+
+
+# ---------------------------------------------------------------------- the wire
+def heading_format(joints: int) -> struct.Struct:
+    """The heading record of ``joints`` driver joints.
+
+    Raises:
+        CheckerError: the record would not pass a pipe whole (over ``PIPE_BUF`` bytes: about 250 joints).
+    """
+    record = struct.Struct(f"<q{2 * joints}d")
+    if record.size > _ATOMIC:
+        raise CheckerError(
+            f"the collision checker process takes up to {(_ATOMIC - 8) // 16} driver joints, not {joints}: "
+            "a heading must fit one pipe write"
+        )
+    return record
+
+
+def pack_verdict(stamp_ns: int, measurement: Measurement | None, failure: str = "") -> bytes:
+    """A verdict record: a measurement of the heading stamped ``stamp_ns``, or a failure (``measurement`` None)."""
+    if measurement is None:
+        return _VERDICT.pack(stamp_ns, FAILED, math.nan, math.nan, 0.0, failure.encode("utf-8", "replace")[:216])
+    m = measurement
+    return _VERDICT.pack(stamp_ns, m.pair, m.distance, m.ahead, m.scale, b"")
+
+
+def unpack_verdict(record: bytes) -> tuple[int, Measurement | None, str]:
+    """``(stamp_ns, measurement, failure)`` of a verdict record (``measurement`` None for a failure)."""
+    stamp, pair, distance, ahead, scale, text = _VERDICT.unpack(record)
+    if pair == FAILED:
+        return stamp, None, text.rstrip(b"\0").decode("utf-8", "replace")
+    return stamp, Measurement(pair, distance, ahead, scale), ""
+
+
+def _newest(buffer: bytearray, size: int) -> bytes | None:
+    """Take the complete records out of ``buffer`` and return the newest (``None``: none complete)."""
+    whole = len(buffer) // size * size
+    if whole == 0:
+        return None
+    newest = bytes(buffer[whole - size : whole])
+    del buffer[:whole]
+    return newest
+
+
+# ---------------------------------------------------------------------- the driver's side
+class CheckerProcess:
+    """A :class:`Measurer` in a process of its own (see the module docstring); its methods never wait,
+    but :meth:`start`.
+
+    Args:
+        measurer: what the process measures with (pickled to it).
+    """
+
+    def __init__(self, measurer: Measurer) -> None:
+        self._measurer = measurer
+        self._heading = heading_format(len(measurer.joints))
+        self._process: subprocess.Popen[bytes] | None = None
+        self._inbox = bytearray()
+        #: Why the process stopped answering ("" while it answers).
+        self.failure = ""
+        #: Headings the pipe could not take (the process was behind): the newest one next time counts.
+        self.dropped = 0
+
+    @property
+    def pid(self) -> int | None:
+        return None if self._process is None else self._process.pid
+
+    def start(self, timeout: float = START_TIMEOUT) -> None:
+        """Start the process and wait until it has built its model (idempotent).
+
+        Raises:
+            CheckerError: it exited, or was not ready within ``timeout`` (its own error is on stderr).
+        """
+        if self._process is not None:
+            return
+        package_parent = str(Path(__file__).resolve().parents[2])
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+        process = subprocess.Popen(  # noqa: S603 - this interpreter, this module
+            [sys.executable, "-m", "bb_robot.driver.collision_checker"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            bufsize=0,
+            env=env,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        self._process = process
+        try:
+            payload = pickle.dumps(self._measurer, protocol=pickle.HIGHEST_PROTOCOL)
+            process.stdin.write(struct.pack("<Q", len(payload)) + payload)
+            ready = self._await_ready(timeout)
+        except (OSError, CheckerError) as error:
+            self.close()
+            raise CheckerError(f"the collision checker process did not start: {error}") from None
+        if not ready:
+            code = process.poll()
+            self.close()
+            raise CheckerError(
+                f"the collision checker process did not start within {timeout:g} s"
+                if code is None
+                else f"the collision checker process exited with code {code} before it was ready (its error is above)"
+            )
+        os.set_blocking(process.stdin.fileno(), False)
+        os.set_blocking(process.stdout.fileno(), False)
+
+    def _await_ready(self, timeout: float) -> bool:
+        process = self._process
+        assert process is not None and process.stdout is not None
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            readable, _, _ = select.select([process.stdout], [], [], min(left, 0.5))
+            if readable:
+                data = os.read(process.stdout.fileno(), _VERDICT.size - len(self._inbox))
+                if not data:
+                    return False
+                self._inbox += data
+                if len(self._inbox) == _VERDICT.size:
+                    stamp, _, failure = unpack_verdict(bytes(self._inbox))
+                    self._inbox.clear()
+                    if stamp != READY:
+                        raise CheckerError(f"its first record was not 'ready' (stamp {stamp})")
+                    if failure:
+                        raise CheckerError(failure)
+                    return True
+            elif process.poll() is not None:
+                return False
+        return False
+
+    def send(self, stamp_ns: int, position: FloatArray, target: FloatArray) -> bool:
+        """Hand the process a heading (never waits).
+
+        Returns:
+            Whether the pipe took it (a process behind loses the heading; a dead one sets :attr:`failure`).
+        """
+        process = self._process
+        if process is None or process.stdin is None or self.failure:
+            return False
+        try:
+            os.write(process.stdin.fileno(), self._heading.pack(stamp_ns, *position, *target))
+        except BlockingIOError:
+            self.dropped += 1
+            return False
+        except OSError as error:  # BrokenPipeError: it is gone
+            self._gone(error)
+            return False
+        return True
+
+    def receive(self) -> tuple[int, Measurement | None, str] | None:
+        """The newest verdict since the last call, ``(stamp_ns, measurement, failure)``, or ``None`` (never waits)."""
+        process = self._process
+        if process is None or process.stdout is None or self.failure:
+            return None
+        try:
+            data = os.read(process.stdout.fileno(), 64 * _VERDICT.size)
+        except BlockingIOError:
+            return None
+        except OSError as error:
+            self._gone(error)
+            return None
+        if not data:
+            self._gone(None)
+            return None
+        self._inbox += data
+        newest = _newest(self._inbox, _VERDICT.size)
+        return None if newest is None else unpack_verdict(newest)
+
+    def _gone(self, error: OSError | None) -> None:
+        process = self._process
+        code = None if process is None else process.poll()
+        reason = f"exited with code {code}" if code is not None else f"stopped answering ({error or 'end of output'})"
+        self.failure = f"the collision checker process (pid {self.pid}) {reason}"
+
+    def close(self) -> None:
+        """End the process: close its input (it exits), then terminate it if it has not within a second."""
+        process, self._process = self._process, None
+        if process is None:
+            return
+        for stream in (process.stdin, process.stdout):
+            if stream is not None:
+                try:
+                    stream.close()
+                except OSError:
+                    pass
+        try:
+            process.wait(timeout=1.0)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+# ---------------------------------------------------------------------- the process
+def _read_exactly(fd: int, size: int) -> bytes:
+    chunks = bytearray()
+    while len(chunks) < size:
+        data = os.read(fd, size - len(chunks))
+        if not data:
+            raise EOFError(f"standard input closed after {len(chunks)} of {size} bytes")
+        chunks += data
+    return bytes(chunks)
+
+
+def serve(source: int = 0, sink: int = 1) -> int:
+    """The checker process: read the measurer, say ready, then answer each newest heading until ``source`` closes.
+
+    Args:
+        source: where the measurer and the headings come from (a file descriptor).
+        sink: where the verdicts go.
+
+    Returns:
+        The exit code: 0 when the input closed, 1 when the measurer could not be read.
+    """
+    try:
+        (length,) = struct.unpack("<Q", _read_exactly(source, 8))
+        measurer: Measurer = pickle.loads(_read_exactly(source, length))  # noqa: S301 - the driver's own pickle
+        heading = heading_format(len(measurer.joints))
+        joints = len(measurer.joints)
+        rest = np.zeros(joints)
+        measurer.measure(rest, rest)  # the kernels loaded before the first heading, not in it
+    except Exception as error:  # noqa: BLE001 - said to the driver, which fails its activation
+        os.write(sink, pack_verdict(READY, None, f"could not build the collision model: {error!r}"))
+        return 1
+    os.write(sink, pack_verdict(READY, Measurement(NO_PAIR, math.inf, math.inf, 1.0)))
+    os.set_blocking(source, False)
+    inbox = bytearray()
+    while True:
+        select.select([source], [], [])
+        try:
+            while data := os.read(source, 64 * heading.size):
+                inbox += data
+            return 0  # end of input: the driver closed it, or is gone
+        except BlockingIOError:
+            pass
+        newest = _newest(inbox, heading.size)
+        if newest is None:
+            continue
+        values = heading.unpack(newest)
+        stamp, position, target = values[0], np.array(values[1 : 1 + joints]), np.array(values[1 + joints :])
+        try:
+            record = pack_verdict(stamp, measurer.measure(position, target))
+        except Exception as error:  # noqa: BLE001 - reported; the driver stops streamed motion
+            record = pack_verdict(stamp, None, repr(error))
+        os.write(sink, record)
+
+
+def main() -> int:
+    """Entry point of ``python -m bb_robot.driver.collision_checker`` (started by :class:`CheckerProcess`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the driver's to handle; it closes our input
+    sink = os.dup(1)
+    os.dup2(2, 1)  # anything printed by accident goes to stderr, never into the verdicts
+    return serve(0, sink)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
