@@ -242,15 +242,15 @@ class CheckerProcess:
         """
         if self._process is not None:
             return
+        # This very bb_robot first on the path (not one the working directory may hold): the two sides
+        # must agree on the pickle and the record layout.
         package_parent = str(Path(__file__).resolve().parents[2])
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in (package_parent, env.get("PYTHONPATH", "")) if p)
+        bootstrap = (
+            f"import sys; sys.path.insert(0, {package_parent!r}); "
+            "from bb_robot.driver.collision_checker import main; sys.exit(main())"
+        )
         process = subprocess.Popen(  # noqa: S603 - this interpreter, this module
-            [sys.executable, "-m", "bb_robot.driver.collision_checker"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            bufsize=0,
-            env=env,
+            [sys.executable, "-c", bootstrap], stdin=subprocess.PIPE, stdout=subprocess.PIPE, bufsize=0
         )
         assert process.stdin is not None and process.stdout is not None
         self._process = process
@@ -412,7 +412,7 @@ def serve(source: int = 0, sink: int = 1) -> int:
 
 
 def main() -> int:
-    """Entry point of ``python -m bb_robot.driver.collision_checker`` (started by :class:`CheckerProcess`)."""
+    """The checker process's entry point (:class:`CheckerProcess` starts it)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # a terminal's Ctrl-C is the driver's to handle; it closes our input
     sink = os.dup(1)
     os.dup2(2, 1)  # anything printed by accident goes to stderr, never into the verdicts

@@ -60,7 +60,7 @@ LATE_AFTER = 0.2
 
 @dataclass(frozen=True)
 class Verdict:
-    """What the checker thread found, for the loop and for /diagnostics.
+    """What the checker found, for the loop and for /diagnostics.
 
     Attributes:
         stamp_ns: the time of the pose it measured (monotonic; the loop's cycle that handed it over).
@@ -355,12 +355,14 @@ class CollisionGuard:
         Returns:
             The command, slowed or stopped where needed.
         """
-        position = np.nan_to_num(sample.positions)
+        # (np.where, not np.nan_to_num: a tenth of the time, in every cycle of the loop)
+        known = np.isfinite(sample.positions)
+        position = np.where(known, sample.positions, 0.0)
         # A joint never reported keeps the core's NaN (nothing is sent for it): never commanded here.
-        streamed = (command.modes != int(CommandMode.EFFORT)) & np.isfinite(sample.positions)
+        streamed = (command.modes != int(CommandMode.EFFORT)) & known
         target = np.where(np.isfinite(command.position), command.position, position)
         lead = 10 * self.period  # where the commands lead over the next cycles
-        velocity = np.nan_to_num(command.velocity)
+        velocity = np.where(np.isfinite(command.velocity), command.velocity, 0.0)
         target = np.where(command.modes == int(CommandMode.VELOCITY), position + velocity * lead, target)
         self._heading = (position, target)
         checker = self._checker

@@ -328,8 +328,8 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
         "collision.check_rate",
         100.0,
-        "How often (Hz) the checker thread measures while nothing is within the slowdown distance; while "
-        "streamed motion is slowed it measures every cycle. Read at configure.",
+        "How often (Hz) the collision checker (a process of its own) measures while nothing is within the "
+        "slowdown distance; while streamed motion is slowed it measures every cycle. Read at configure.",
         type="double",
         when="configure",
         range=(1.0, 10000.0),
