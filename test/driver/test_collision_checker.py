@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 from helpers.collision_cell import ARM, OUT, Cell, make_cell
 from helpers.driver_rig import PERIOD_NS
+from helpers.processes import ended, wait_until_ended
 
 from bb_robot.driver.collision_checker import (
     CheckerError,
@@ -45,15 +46,6 @@ def live(cell: Cell, seconds: float) -> None:
     for _ in range(int(round(seconds * 1e9 / PERIOD_NS))):
         cell.clock.now = cell.core.run_cycles(1, PERIOD_NS, cell.clock.now)
         time.sleep(PERIOD_NS * 1e-9)
-
-
-def gone(pid: int) -> bool:
-    """Whether process ``pid`` has ended (a zombie not yet reaped counts as ended)."""
-    try:
-        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] == "Z"
-    except FileNotFoundError:
-        return True
 
 
 def test_the_process_measures_what_this_process_measures(cell: Cell) -> None:
@@ -163,14 +155,11 @@ def test_the_checker_ends_when_the_driver_is_killed() -> None:
     try:
         assert driver.stdout is not None
         pid = int(driver.stdout.readline())
-        assert not gone(pid)
+        assert not ended(pid)
     finally:
         driver.kill()
         driver.wait()
-    deadline = time.monotonic() + 10.0
-    while not gone(pid):
-        assert time.monotonic() < deadline, f"the checker (pid {pid}) outlived its driver"
-        time.sleep(0.05)
+    wait_until_ended(pid, "the collision checker of a killed driver")
 
 
 class Unreadable(Measurer):

@@ -11,6 +11,8 @@ is seen and stale joints left out, /diagnostics and the sas get/ topics.
 
 from __future__ import annotations
 
+import os
+import signal
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 import numpy as np
 import pytest
 from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
+from helpers.processes import parent_of, wait_until_ended
 
 from bb_robot.driver.limits import from_robot
 from bb_robot.driver.model import driven_joints, mimic_joints
@@ -717,6 +720,12 @@ def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
     assert probe.spin_until(lambda: collision_status() is not None and "nearest" in collision_status().message, 10)
     values = {kv.key: kv.value for kv in collision_status().values}
     assert "nearest pair" in values and float(values["nearest distance (m)"]) > 0
+    # The checker is a process of the driver's own, and it does not outlive a killed driver.
+    checker = int(values["checker"].removeprefix("process "))
+    assert parent_of(checker) == driver.node.process.pid, "the checker is the driver's child"
+    os.kill(driver.node.process.pid, signal.SIGKILL)
+    driver.node.wait_for_exit()
+    wait_until_ended(checker, "the collision checker of a killed driver")
 
 
 def test_with_the_description_node_and_the_bundled_config(probe: Probe, start_node: StartNode) -> None:
