@@ -250,21 +250,31 @@ def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: Star
     url = view_url(view.wait_for_log("Foxglove: open"))
     states = probe.node.create_publisher(JointState, f"{ns}/joint_states", VOLATILE)
     view.wait_for_log(f"showing {ns}/joint_states")
+    probe.wait_for_subscribers(states, count=2)  # the description node and the view
     watcher = FoxgloveTestClient(url)
+
+    def positions() -> list[float]:
+        return [deserialize_message(m.payload, JointState).position[0] for m in watcher.received(f"{ns}/joint_states")]
+
     try:
         watcher.wait_for_topics(f"{ns}/joint_states")
         watcher.subscribe(f"{ns}/joint_states")
+        # The server takes a subscription without an answer: it holds once a message comes through.
+        def warmed_up() -> bool:
+            states.publish(JointState(name=JOINTS, position=[-1.0] * 6))
+            return bool(positions())
+
+        assert probe.spin_until(warmed_up), "the watcher got nothing"
         for _ in range(3):  # clients that subscribe, then drop their TCP connection without a close handshake
             gone = FoxgloveTestClient(url)
             gone.wait_for_topics(f"{ns}/joint_states", "/tf")
             gone.subscribe(f"{ns}/joint_states", "/tf")
             gone.ws.socket.close()
-        for i in range(20):
-            states.publish(JointState(name=JOINTS, position=[0.01 * i] * 6))
+        sent = [0.01 * i for i in range(20)]
+        for position in sent:
+            states.publish(JointState(name=JOINTS, position=[position] * 6))
             probe.spin_for(0.01)
-        assert watcher.wait_for(lambda: len(watcher.received(f"{ns}/joint_states")) == 20), len(
-            watcher.received(f"{ns}/joint_states")
-        )
+        assert watcher.wait_for(lambda: [p for p in positions() if p >= 0.0] == sent), positions()
         assert view.alive(), view.log()
     finally:
         watcher.close()
