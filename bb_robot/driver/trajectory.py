@@ -175,10 +175,12 @@ def build_trajectory(
         raise TrajectoryRejected(INVALID_GOAL, "a time_from_start is not finite")
     if times[0] < 0:
         raise TrajectoryRejected(INVALID_GOAL, f"point 0 has a negative time_from_start ({times[0]:g} s)")
-    if times[-1] > MAX_TIME_FROM_START:
+    beyond = np.flatnonzero(times > MAX_TIME_FROM_START)  # before the differences below could overflow
+    if beyond.size:
+        i = int(beyond[0])
         raise TrajectoryRejected(
             INVALID_GOAL,
-            f"point {len(times) - 1} has a time_from_start of {times[-1]:g} s, more than {MAX_TIME_FROM_START:g} s "
+            f"point {i} has a time_from_start of {times[i]:g} s, more than {MAX_TIME_FROM_START:g} s "
             "(is the unit nanoseconds instead of seconds?)",
         )
     for i in range(1, len(times)):

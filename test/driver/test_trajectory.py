@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, arm_limits
@@ -102,10 +104,18 @@ def test_sampling_outside_the_trajectory_holds_its_ends_and_index_follows_points
         (JOINTS, [TrajectoryPoint(1, [0, 0, 0]), TrajectoryPoint(1 + 1e-9, [0.1, 0, 0])], INVALID_GOAL, "by at least"),
         (JOINTS, [TrajectoryPoint(3.6e307, [0, 0, 0])], INVALID_GOAL, "is the unit nanoseconds"),
         (JOINTS, [TrajectoryPoint(2e6, [0, 0, 0])], INVALID_GOAL, "more than 1e+06 s"),
+        # Found by fuzzing: a huge time between two others overflowed the check of their differences.
+        (
+            JOINTS,
+            [TrajectoryPoint(1, [0, 0, 0]), TrajectoryPoint(1.7e308, [0, 0, 0]), TrajectoryPoint(-1.7e308, [0, 0, 0])],
+            INVALID_GOAL,
+            "point 1 has a time_from_start of 1.7e+308 s",
+        ),
     ],
 )
 def test_invalid_trajectories_are_rejected_with_the_reason(names, points, code, text) -> None:  # type: ignore[no-untyped-def]
-    with pytest.raises(TrajectoryRejected) as info:
+    with pytest.raises(TrajectoryRejected) as info, warnings.catch_warnings():
+        warnings.simplefilter("error")  # an overflow on the way is a defect too
         build(points, names=names)
     assert info.value.code == code and text in info.value.reason
 
