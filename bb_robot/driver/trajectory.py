@@ -175,9 +175,9 @@ def build_trajectory(
         raise TrajectoryRejected(INVALID_GOAL, "a time_from_start is not finite")
     if times[0] < 0:
         raise TrajectoryRejected(INVALID_GOAL, f"point 0 has a negative time_from_start ({times[0]:g} s)")
-    beyond = np.flatnonzero(times > MAX_TIME_FROM_START)  # before the differences below could overflow
-    if beyond.size:
-        i = int(beyond[0])
+    too_late = np.flatnonzero(times > MAX_TIME_FROM_START)  # before the differences below could overflow
+    if too_late.size:
+        i = int(too_late[0])
         raise TrajectoryRejected(
             INVALID_GOAL,
             f"point {i} has a time_from_start of {times[i]:g} s, more than {MAX_TIME_FROM_START:g} s "

@@ -259,6 +259,7 @@ def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: Star
     try:
         watcher.wait_for_topics(f"{ns}/joint_states")
         watcher.subscribe(f"{ns}/joint_states")
+
         # The server takes a subscription without an answer: it holds once a message comes through.
         def warmed_up() -> bool:
             states.publish(JointState(name=JOINTS, position=[-1.0] * 6))
