@@ -250,7 +250,8 @@ def build_trajectory(
             acc = None
     if vel is None:
         vel = _spline_velocities(knots, pos, v_now, np.zeros(n_joints))
-    coeffs = _segments(knots, pos, vel, acc)
+    with np.errstate(over="ignore", invalid="ignore"):  # what overflows is refused just below
+        coeffs = _segments(knots, pos, vel, acc)
     if not np.isfinite(coeffs).all():
         raise TrajectoryRejected(
             INVALID_GOAL,
