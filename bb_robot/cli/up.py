@@ -225,21 +225,31 @@ def _bring_up(run: _Run, timeout: float, arm: bool, view: bool) -> bool:
 
 
 def _view_stage(run: _Run, timeout: float) -> bool:
-    """Wait until the view node (``--view``, ``--record``) takes /tf: what follows is served and recorded.
+    """Wait until the view node (``--view``, ``--record``) takes /tf and the robot's joint_states.
 
-    The view subscribes to the topics it finds in the ROS graph; on a busy machine that can take
-    seconds, and a demo started before would be missing from the recording.
+    The view subscribes to the topics it finds in the ROS graph, each time it looks (once a
+    second by default); on a busy machine that can take seconds, and a demo started before would
+    be missing from the recording and from a Foxglove client.  /tf appears in the graph as soon
+    as the description node starts, joint_states only once the driver is configured, so both are
+    waited for.  The view shows the joint_states of its own namespace: with several robots (each
+    in a namespace of its own) only /tf is waited for.
     """
-    if not _stage(
+    topics = ["/tf", *(["/joint_states"] if run.plan.robots == ("",) else [])]
+    if not all(_view_takes(run, topic, timeout) for topic in topics):
+        return False
+    run.say(f"view node takes {' and '.join(topics)}")
+    return True
+
+
+def _view_takes(run: _Run, topic: str, timeout: float) -> bool:
+    """Wait until the view node subscribes to ``topic``; False when stopped by a signal."""
+    return _stage(
         run,
-        lambda: run.client.subscribed("view", "/tf"),
+        lambda: run.client.subscribed("view", topic),
         timeout,
         "view",
-        lambda: f"the view node (/view) took no /tf after {timeout:g} s",
-    ):
-        return False
-    run.say("view node takes /tf")
-    return True
+        lambda: f"the view node (/view) took no {topic} after {timeout:g} s",
+    )
 
 
 def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> bool:

@@ -8,11 +8,19 @@ subprotocol offer, the JSON operations (``serverInfo``, ``advertise``, ``unadver
 little-endian fields (Message Data ``0x01``: subscription id uint32, log time uint64, payload;
 Fetch Asset Response ``0x04``: request id uint32, status uint8, error length uint32, error,
 data).
+
+A subscription the server answers with the error status ``Unknown channel ID: N`` while channel
+N is advertised is sent again (at most :data:`RESUBSCRIBE_LIMIT` times).  foxglove-sdk's server
+queues a channel's advertisement to a client before it records the channel for that client (its
+0.26 source; 0.30.3 behaves so here), so a client that subscribes in the instant after the
+advertisement can be told the channel is unknown: one ``bb-robot up --view`` run in five, beside
+other tests, lost its ``/joint_states`` subscription so.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import struct
 import threading
 import time
@@ -28,6 +36,9 @@ OP_MESSAGE_DATA = 0x01
 OP_FETCH_ASSET_RESPONSE = 0x04
 _MESSAGE_HEADER = struct.Struct("<BIQ")
 _ASSET_HEADER = struct.Struct("<BIBI")
+#: How often one subscription is sent again after an "Unknown channel ID" status.
+RESUBSCRIBE_LIMIT = 5
+_UNKNOWN_CHANNEL = re.compile(r"Unknown channel ID: (\d+)")
 
 
 @dataclass(frozen=True)
@@ -73,6 +84,7 @@ class FoxgloveTestClient:
         self.assets: dict[int, AssetAnswer] = {}
         self.errors: list[str] = []
         self._subscriptions: dict[int, int] = {}  # subscription id -> channel id
+        self.resubscribed: list[int] = []  # channel ids subscribed again (see the module's docstring)
         self._next_id = 1
         self._lock = threading.Condition()
         self._reader = threading.Thread(target=self._read, daemon=True)
@@ -106,6 +118,7 @@ class FoxgloveTestClient:
                 self.channels.pop(int(channel_id), None)
         elif op == "status":
             self.statuses.append(message)
+            self._resubscribe(message)
         elif not isinstance(op, str):
             raise ProtocolError(f"JSON message without op: {message}")
 
@@ -125,6 +138,17 @@ class FoxgloveTestClient:
             self.assets[request] = AssetAnswer(status == 0, error, frame[start + length :])
         else:
             raise ProtocolError(f"unknown binary opcode 0x{opcode:02x}")
+
+    def _resubscribe(self, status: dict[str, Any]) -> None:
+        """Send a subscription again that the server refused for an advertised channel (called locked)."""
+        unknown = _UNKNOWN_CHANNEL.fullmatch(str(status.get("message", "")))
+        if unknown is None or status.get("level") != 2:
+            return
+        channel_id = int(unknown.group(1))
+        mine = [s for s, c in self._subscriptions.items() if c == channel_id]
+        if channel_id in self.channels and mine and self.resubscribed.count(channel_id) < RESUBSCRIBE_LIMIT:
+            self.resubscribed.append(channel_id)
+            self._send({"op": "subscribe", "subscriptions": [{"id": s, "channelId": channel_id} for s in mine]})
 
     # ------------------------------------------------------------------ requests
     def _send(self, message: dict[str, Any]) -> None:

@@ -64,6 +64,7 @@ def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
         output = run.log()
         assert status == 0, output
         assert f"view: open ws://127.0.0.1:{port}" in output and "demo goal succeeded" in output
+        assert "view node takes /tf and /joint_states" in output
         states = [deserialize_message(m.payload, JointState) for m in client.received("/joint_states")]
         assert states, "no joint_states through the Foxglove server"
         tf_by_stamp: dict[tuple[int, int], list[Any]] = {}
@@ -113,6 +114,10 @@ def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
         assert counts[topics["/joint_states"].id] > 50 and counts[topics["/robot_description"].id] == 1
         decoded = [d for _s, c, _m, d in reader.iter_decoded_messages(topics=["/joint_states"])]
         assert list(decoded[-1].name) == list(final.name)
+        # The demo is recorded whole: ``up`` sends the goal only once the view takes joint_states,
+        # so the recording begins before the arm moved (the simulated arm starts with every joint
+        # at 0; a minimum-jerk move covers 1 % of its way in its first tenth).
+        np.testing.assert_allclose(decoded[0].position, 0.0, atol=0.01)
 
 
 @pytest.mark.parametrize("args", [["--port", "70000"]])
