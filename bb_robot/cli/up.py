@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import os
+import re
 import signal
 import sys
 import threading
@@ -45,6 +46,8 @@ if TYPE_CHECKING:
 
 #: Seconds between two plain status blocks without a terminal.
 PLAIN_PERIOD = 1.0
+#: The view node's line saying where it serves (its own stdout, in the launch output).
+_SERVED = re.compile(r"\] Foxglove: open (ws://\S+) ")
 #: How long the demo goal may take beyond its own duration before it counts as failed.
 GOAL_SLACK = 20.0
 #: Fast DDS profile in bb_robot's config/ for quick discovery at start-up.
@@ -238,6 +241,10 @@ def _view_stage(run: _Run, timeout: float) -> bool:
     if not all(_view_takes(run, topic, timeout) for topic in topics):
         return False
     run.say(f"view node takes {' and '.join(topics)}")
+    if run.plan.launch_arguments.get("view_port") == "0":
+        served = _SERVED.search(run.process.log())
+        where = f"open {served.group(1)}" if served else f"its address is in the launch output {run.process.log_path}"
+        run.say(f"view: {where} in Foxglove or Lichtblick")
     return True
 
 
@@ -489,9 +496,9 @@ def _add_view(arguments: dict[str, str], args: argparse.Namespace) -> None:
     if args.view:
         arguments.update(view="true", view_host=args.host, view_port=str(args.port))
         layout = os.path.join(sys.prefix, "share", "bb_robot", "config", "foxglove", "bb_robot.json")
+        where = f"open ws://{args.host}:{args.port}" if args.port else "a free port (--port 0), printed once it serves;"
         print(
-            f"  view: open ws://{args.host}:{args.port} in Foxglove or Lichtblick (Open connection, Foxglove "
-            f"WebSocket); layout: {layout}",
+            f"  view: {where} in Foxglove or Lichtblick (Open connection, Foxglove WebSocket); layout: {layout}",
             flush=True,
         )
     if args.record:

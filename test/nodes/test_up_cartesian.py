@@ -128,6 +128,12 @@ def test_up_demo_cartesian_on_mujoco_with_the_view(tmp_path: Path) -> None:
     output = run.log()
     assert status == 0, output
     assert "backend mujoco" in output and "view node takes /tf" in output
+    # --port 0: the port the server took is printed once it serves, the one the view node logs.
+    assert "view: a free port (--port 0), printed once it serves;" in output
+    printed = re.search(r"view: open ws://127\.0\.0\.1:(\d+) in Foxglove", output)
+    assert printed and int(printed.group(1)) > 0, output
+    launch_log = Path(output.rsplit("launch output in ", 1)[1].split()[0]).read_text()
+    assert f"on ws://127.0.0.1:{printed.group(1)} (unauthenticated)" in launch_log
     assert "cartesian demo succeeded: the tool stayed within" in output, output
     assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
 
