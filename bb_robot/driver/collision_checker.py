@@ -376,7 +376,8 @@ def serve(source: int = 0, sink: int = 1) -> int:
         sink: where the verdicts go.
 
     Returns:
-        The exit code: 0 when the input closed, 1 when the measurer could not be read.
+        The exit code: 0 when the input or the output closed (the driver stopped or is gone), 1
+        when the measurer could not be read.
     """
     try:
         (length,) = struct.unpack("<Q", _read_exactly(source, 8))
@@ -386,9 +387,10 @@ def serve(source: int = 0, sink: int = 1) -> int:
         rest = np.zeros(joints)
         measurer.measure(rest, rest)  # the kernels loaded before the first heading, not in it
     except Exception as error:  # noqa: BLE001 - said to the driver, which fails its activation
-        os.write(sink, pack_verdict(READY, None, f"could not build the collision model: {error!r}"))
+        _say(sink, pack_verdict(READY, None, f"could not build the collision model: {error!r}"))
         return 1
-    os.write(sink, pack_verdict(READY, Measurement(NO_PAIR, math.inf, math.inf, 1.0)))
+    if not _say(sink, pack_verdict(READY, Measurement(NO_PAIR, math.inf, math.inf, 1.0))):
+        return 0
     os.set_blocking(source, False)
     inbox = bytearray()
     while True:
@@ -408,7 +410,17 @@ def serve(source: int = 0, sink: int = 1) -> int:
             record = pack_verdict(stamp, measurer.measure(position, target))
         except Exception as error:  # noqa: BLE001 - reported; the driver stops streamed motion
             record = pack_verdict(stamp, None, repr(error))
+        if not _say(sink, record):
+            return 0
+
+
+def _say(sink: int, record: bytes) -> bool:
+    """Write one record to the driver; False when it closed its end (it stops, or is gone)."""
+    try:
         os.write(sink, record)
+    except BrokenPipeError:
+        return False
+    return True
 
 
 def main() -> int:

@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import math
 import os
+import pickle
 import signal
+import struct
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -29,6 +32,7 @@ from bb_robot.driver.collision_checker import (
     Measurer,
     heading_format,
     pack_verdict,
+    serve,
     unpack_verdict,
 )
 from bb_robot.driver.collision_guard import LATE_AFTER
@@ -160,6 +164,43 @@ def test_the_checker_ends_when_the_driver_is_killed() -> None:
         driver.kill()
         driver.wait()
     wait_until_ended(pid, "the collision checker of a killed driver")
+
+
+def test_the_checker_ends_quietly_when_the_driver_closes_its_verdicts(cell: Cell) -> None:
+    """A driver that stops closes the verdict pipe while a heading is on its way: exit 0, no traceback.
+
+    ``serve`` runs on real pipes, in a thread of this process, as it runs in the checker process.
+    """
+    measurer = Measurer(cell.guard.model, cell.joints, cell.guard.settings)
+    source_read, source_write = os.pipe()
+    sink_read, sink_write = os.pipe()
+    ended_with: list[object] = []
+
+    def checker() -> None:
+        try:
+            ended_with.append(serve(source_read, sink_write))
+        except BaseException as error:  # noqa: BLE001 - what the checker process would die of
+            ended_with.append(error)
+
+    thread = threading.Thread(target=checker, daemon=True)
+    thread.start()
+    try:
+        payload = pickle.dumps(measurer, protocol=pickle.HIGHEST_PROTOCOL)
+        os.write(source_write, struct.pack("<Q", len(payload)) + payload)
+        ready = b""
+        while len(ready) < len(pack_verdict(0, None)):
+            ready += os.read(sink_read, len(pack_verdict(0, None)) - len(ready))
+        assert unpack_verdict(ready)[2] == ""
+        os.close(sink_read)  # the driver stops: it closes the verdicts first
+        heading = heading_format(len(cell.joints)).pack(1, *OUT, *TOWARDS_POST)
+        os.write(source_write, heading)
+        thread.join(20.0)
+        assert ended_with == [0], ended_with  # before: BrokenPipeError, a traceback in the driver's log
+    finally:
+        os.close(source_write)
+        thread.join(20.0)
+        os.close(source_read)
+        os.close(sink_write)
 
 
 class Unreadable(Measurer):
