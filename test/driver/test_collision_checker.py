@@ -187,9 +187,9 @@ def test_the_checker_ends_quietly_when_the_driver_closes_its_verdicts(cell: Cell
     try:
         payload = pickle.dumps(measurer, protocol=pickle.HIGHEST_PROTOCOL)
         os.write(source_write, struct.pack("<Q", len(payload)) + payload)
-        ready = b""
-        while len(ready) < len(pack_verdict(0, None)):
-            ready += os.read(sink_read, len(pack_verdict(0, None)) - len(ready))
+        ready, size = b"", len(pack_verdict(0, None))
+        while len(ready) < size:
+            ready += os.read(sink_read, size - len(ready))
         assert unpack_verdict(ready)[2] == ""
         os.close(sink_read)  # the driver stops: it closes the verdicts first
         heading = heading_format(len(cell.joints)).pack(1, *OUT, *TOWARDS_POST)
