@@ -65,7 +65,7 @@ from bb_robot.nodes.driver_action import TrajectoryAction
 from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
-from bb_robot.nodes.driver_publishing import JointStatePublishers
+from bb_robot.nodes.driver_publishing import JointStatePublishers, PublishThread
 from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status, settings_from
 from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
@@ -140,6 +140,8 @@ class Session:
     publishers: JointStatePublishers | None = None
     services: list[Service] = field(default_factory=list)
     timers: list[Timer] = field(default_factory=list)
+    #: publish_rate > 0: the thread that publishes the latest sample (not the executor's).
+    publish_thread: PublishThread | None = None
     published_arm_state: str | None = None
     #: publish_rate 0: every sample is published as the core passes it on (no publish timer).
     each_sample: bool = False
@@ -408,17 +410,32 @@ class DriverNode(LifecycleNode):
         return TransitionCallbackReturn.SUCCESS
 
     def _start_publish_timer(self, session: Session) -> None:
-        """``publish_rate`` > 0: a timer publishes the latest sample; 0: every sample is published as
-        the core passes it on, and a timer at :data:`HOUSEKEEPING_RATE` keeps the arm state and the
+        """``publish_rate`` > 0: a thread of its own publishes the latest sample at that rate
+        (:class:`PublishThread`: not held back by the executor), with real-time priority 1 while the
+        loop has real-time priority; 0: every sample is published as the core passes it on.  A timer
+        (at ``publish_rate``, or :data:`HOUSEKEEPING_RATE` with 0) keeps the arm state and the
         waiting message up to date."""
-        for timer in session.timers:
-            self.destroy_timer(timer)
+        self._stop_publishing(session)
         rate = self._params.number("publish_rate")
         assert session.core is not None
+        if session.publishers is not None:
+            session.publishers.restart_gaps()
         session.each_sample = rate <= 0
         session.core.watch_samples(self._on_sample if session.each_sample else None)
         period = 1.0 / (rate if rate > 0 else HOUSEKEEPING_RATE)
         session.timers = [self.create_timer(period, self._publish_state, clock=self._steady)]
+        if rate > 0:
+            priority = 1 if int(self._params.number("realtime_priority")) > 0 else 0
+            session.publish_thread = PublishThread(rate, priority, lambda: self._publish_sample(session))
+
+    def _stop_publishing(self, session: Session) -> None:
+        """Destroy the publish timers and stop the publish thread (its last sample published)."""
+        for timer in session.timers:
+            self.destroy_timer(timer)
+        session.timers = []
+        thread, session.publish_thread = session.publish_thread, None
+        if thread is not None:
+            thread.stop()
 
     def on_deactivate(self, state: LifecycleState) -> TransitionCallbackReturn:
         session = self._session
@@ -428,9 +445,7 @@ class DriverNode(LifecycleNode):
                 session.guard.stop()
             if self._callback_scheduling != "normal":
                 self._callback_scheduling = executor_thread_scheduling(0)
-            for timer in session.timers:
-                self.destroy_timer(timer)
-            session.timers = []
+            self._stop_publishing(session)
             self._publish_arm_state(session)
         self.get_logger().info("inactive: joints held, control loop stopped")
         return TransitionCallbackReturn.SUCCESS
@@ -462,8 +477,7 @@ class DriverNode(LifecycleNode):
                 core.stop(settle_timeout=0.5)
             if core.execution is not None:
                 core.cancel(core.execution, "the driver was cleaned up")
-        for timer in session.timers:
-            self.destroy_timer(timer)
+        self._stop_publishing(session)
         if session.action is not None:
             session.action.close()  # ends the goals of this session (the core is being released)
         if session.commands is not None:
@@ -571,7 +585,7 @@ class DriverNode(LifecycleNode):
 
     # ------------------------------------------------------------------ publishing
     def _publish_state(self) -> None:
-        """The publish timer: the arm state, then (``publish_rate`` > 0) the loop's latest sample."""
+        """The publish timer: the arm state, and the message that joint_states wait for every joint."""
         session = self._session
         if session is None or session.core is None or session.publishers is None:
             return
@@ -582,8 +596,18 @@ class DriverNode(LifecycleNode):
                 if not session.waiting_logged and snapshot.cycle > 0:
                     session.waiting_logged = True
                     self.get_logger().info("joint_states are held back until the backend has reported every joint")
-            elif snapshot.sample is not None and not session.each_sample:
-                session.publishers.publish_sample(snapshot.sample, snapshot.stale)
+        except Exception as error:  # noqa: BLE001 - publishing must not take the node down
+            self._warn(("publish", repr(error)), f"failed to publish the arm state: {error!r}")
+
+    def _publish_sample(self, session: Session) -> None:
+        """The publish thread (``publish_rate`` > 0): the loop's latest sample, once every joint was reported."""
+        core, publishers = session.core, session.publishers
+        if core is None or publishers is None:
+            return
+        try:
+            snapshot = core.snapshot
+            if snapshot.sample is not None and snapshot.all_seen:
+                publishers.publish_sample(snapshot.sample, snapshot.stale)
         except Exception as error:  # noqa: BLE001 - publishing must not take the node down
             self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
 
@@ -602,8 +626,10 @@ class DriverNode(LifecycleNode):
     def _publishing(self, session: Session) -> str:
         """How joint_states are published, for /diagnostics."""
         core = session.core
+        thread = session.publish_thread
         if not session.each_sample:
-            return f"at {self._params.number('publish_rate'):g} Hz"
+            how = f", its own thread ({thread.scheduling})" if thread is not None else ""
+            return f"at {self._params.number('publish_rate'):g} Hz{how}"
         if core is not None and core.samples_from_backend:
             return "each sample, as the backend receives it"
         return "each sample, after each control cycle"
@@ -626,6 +652,7 @@ class DriverNode(LifecycleNode):
             self._skips,
             self.restarts,
             session.guard,
+            session.publishers.take_gaps() if session.publishers is not None else None,
         )
         array.status = driver_statuses(self.get_name(), state, self._backend_name, view)
         array.status.append(servo_status(self.get_name(), session.servo, session.servo_off, session.robot.name))

@@ -30,6 +30,8 @@ class DriverView:
         skips: The node's skipped-cycle window (kept between two diagnostics).
         restarts: How often this driver was respawned (0: its first start).
         collision: Its collision guard, if it checks collisions.
+        stamp_gaps: The largest gaps between the stamps of successive published joint_states (s):
+            since the last diagnostics, and since activation (``None``: not publishing).
     """
 
     core: DriverCore
@@ -41,6 +43,7 @@ class DriverView:
     skips: SkipWindow = field(default_factory=SkipWindow)
     restarts: int = 0
     collision: CollisionGuard | None = None
+    stamp_gaps: tuple[float, float] | None = None
 
 
 def _status(
@@ -108,6 +111,10 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
             loop_message = f"running; {figures.describe()}"
         if figures.warn:  # more than 1 % of the recent cycles: the machine cannot keep the rate
             loop_level = warn
+    if view.stamp_gaps is not None:
+        recent, total = view.stamp_gaps
+        loop["joint_states stamp gap max, last period (ms)"] = f"{recent * 1e3:.1f}"
+        loop["joint_states stamp gap max, since activation (ms)"] = f"{total * 1e3:.1f}"
     latency = core.command_latency()
     if latency is not None:
         loop["command latency p50 (ms)"] = f"{latency[0] * 1e3:.3f}"

@@ -1,10 +1,19 @@
-"""What a configured driver publishes about its joints: ``joint_states``, the sas topics, the limits."""
+"""What a configured driver publishes about its joints: ``joint_states``, the sas topics, the limits.
+
+At ``publish_rate`` above 0 the samples are published by a thread of their own
+(:class:`PublishThread`), not by an executor timer: a callback that takes long in the executor
+thread (a trajectory checked for collisions as a goal arrives, a configure) must not hold back
+``joint_states``, and rclpy's events executor runs its timers from a thread at normal priority,
+which a busy machine delays.  On a slow 2-core host, publishing from the executor left gaps of
+150 ms between stamps while a goal was checked (docs/benchmarks.md, "The driver's streams on a
+slow host").
+"""
 
 from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from rclpy.node import Node
 from rclpy.publisher import Publisher
@@ -13,6 +22,7 @@ from std_msgs.msg import Float64MultiArray
 
 from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.loop import RateLoop
 from bb_robot.driver.model import Mimic
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
 
@@ -42,6 +52,10 @@ class JointStatePublishers:
             "joint_states": node.create_publisher(JointState, "joint_states", DEFAULT_QOS),
         }
         self._last_stamp = -1
+        #: The largest gap between the stamps of successive published samples (ns): since the last
+        #: :meth:`take_gaps`, and since :meth:`restart_gaps` (activation); the stamp they count from.
+        self._gap_recent = self._gap_total = 0
+        self._gap_from = -1
         self._limits_published_ns = 0
         self._limits: JointLimitTable | None = None
 
@@ -57,12 +71,29 @@ class JointStatePublishers:
         with self._lock:
             if not self._publishers or sample.stamp_ns == self._last_stamp:
                 return
-            self._last_stamp = sample.stamp_ns
+            if self._gap_from >= 0:
+                gap = sample.stamp_ns - self._gap_from
+                self._gap_recent = max(self._gap_recent, gap)
+                self._gap_total = max(self._gap_total, gap)
+            self._last_stamp = self._gap_from = sample.stamp_ns
             age = time.monotonic_ns() - sample.stamp_ns
             self._publish_joint_states(sample, stale, self._node.get_clock().now().nanoseconds - age)
             if self._limits is not None and sample.stamp_ns - self._limits_published_ns >= 1_000_000_000:
                 # Latched, and also repeated once a second for clients that subscribe volatile (sas).
                 self.publish_limits(self._limits)
+
+    def restart_gaps(self) -> None:
+        """Count the stamp gaps afresh from the next sample (at activation: a pause while inactive is none)."""
+        with self._lock:
+            self._gap_recent = self._gap_total = 0
+            self._gap_from = -1
+
+    def take_gaps(self) -> tuple[float, float]:
+        """The largest gap between the stamps of successive published samples (s): since the last
+        call, and since :meth:`restart_gaps` (0 before two samples); the first is then reset."""
+        with self._lock:
+            recent, self._gap_recent = self._gap_recent, 0
+            return recent * 1e-9, self._gap_total * 1e-9
 
     def _publish_joint_states(self, sample: JointSample, stale: tuple[str, ...], stamp_ns: int) -> None:
         names = list(self._joints)
@@ -107,3 +138,34 @@ class JointStatePublishers:
                     self._node.destroy_publisher(publisher)
                 except Exception:  # noqa: BLE001 - best effort while releasing
                     pass
+
+
+class PublishThread:
+    """Calls ``publish()`` at ``rate`` on a thread of its own, on absolute deadlines (a late call
+    does not push the later ones back; calls more than a period late are skipped).
+
+    Args:
+        rate: Calls per second (``publish_rate``).
+        priority: Real-time priority asked for the thread (0: none; where Linux refuses it, normal).
+        publish: What to call; it must not raise (the driver's publish logs its own errors).
+    """
+
+    def __init__(self, rate: float, priority: int, publish: Callable[[], None]) -> None:
+        self._loop = RateLoop(rate, priority=priority)
+        self._publish = publish
+        self._thread = threading.Thread(target=self._run, name="bb_robot-driver-publish", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        self._loop.run(lambda info: self._publish())
+
+    @property
+    def scheduling(self) -> str:
+        """How the thread is scheduled (``"not started"`` until it runs)."""
+        return self._loop.scheduling
+
+    def stop(self, timeout: float = 1.0) -> None:
+        """Stop the thread and wait for its last call to end (at most ``timeout`` seconds)."""
+        self._loop.stop()
+        if self._thread is not threading.current_thread():
+            self._thread.join(timeout)
