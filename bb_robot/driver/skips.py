@@ -92,3 +92,41 @@ class SkipWindow:
             recent_skipped=recent_skipped,
             recent_share=recent_skipped / recent_due if recent_due else 0.0,
         )
+
+
+#: A control cycle that takes more than this share of its period, on average, leaves too little of
+#: a CPU for the rest of the process (command intake, publishing, the executor): say so.
+BUSY_SHARE = 0.4
+#: A share of skipped cycles since activation above this is said too (start-up included).
+SKIPPED_ADVICE_SHARE = 0.05
+#: Rates offered instead, highest first: the first whose cycle takes at most a quarter of its period.
+_OFFERED_RATES = (1000.0, 500.0, 250.0, 200.0, 125.0, 100.0, 50.0, 25.0, 10.0)
+
+
+def rate_advice(rate: float, step_mean: float, skipped_share: float) -> str | None:
+    """What to tell a user whose machine cannot keep the control rate comfortably, measured.
+
+    Args:
+        rate: The loop's rate (Hz).
+        step_mean: The mean time of one cycle's work (s), as measured.
+        skipped_share: The share of the cycles due since activation that were skipped.
+
+    Returns:
+        ``None`` when the cycle takes at most :data:`BUSY_SHARE` of its period and at most
+        :data:`SKIPPED_ADVICE_SHARE` of the cycles were skipped; else a sentence, e.g. ``"this
+        machine runs the control cycle in 0.96 ms: at 500 Hz that is 48 % of one CPU, 52 % left
+        for the rest; 7 % of the cycles were skipped; rate: 200 would leave 81 %"``.
+    """
+    busy = step_mean * rate
+    if busy <= BUSY_SHARE and skipped_share <= SKIPPED_ADVICE_SHARE:
+        return None
+    text = (
+        f"this machine runs the control cycle in {step_mean * 1e3:.2f} ms: at {rate:g} Hz that is "
+        f"{100 * busy:.0f} % of one CPU, {100 * max(0.0, 1 - busy):.0f} % left for the rest"
+    )
+    if skipped_share > SKIPPED_ADVICE_SHARE:
+        text += f"; {100 * skipped_share:.0f} % of the cycles were skipped"
+    offered = next((r for r in _OFFERED_RATES if r < rate and step_mean * r <= 0.25), None)
+    if offered is not None:
+        text += f"; rate: {offered:g} would leave {100 * (1 - step_mean * offered):.0f} %"
+    return text

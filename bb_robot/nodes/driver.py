@@ -58,7 +58,7 @@ from bb_robot.driver.model import (
 )
 from bb_robot.driver.restarts import record_start
 from bb_robot.driver.servo import Servo
-from bb_robot.driver.skips import SkipWindow
+from bb_robot.driver.skips import SkipWindow, rate_advice
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.nodes.driver_action import TrajectoryAction
@@ -91,6 +91,8 @@ SAS_QOS = LATEST_RELIABLE_QOS
 DIAGNOSTICS_PERIOD = 1.0
 #: With ``publish_rate`` 0: how often (Hz) the arm state and the "held back" message are checked.
 HOUSEKEEPING_RATE = 10.0
+#: Seconds of control cycles after which the loop's load is judged, once per activation.
+RATE_JUDGED_AFTER = 3.0
 
 
 @dataclass(frozen=True)
@@ -146,6 +148,8 @@ class Session:
     #: publish_rate 0: every sample is published as the core passes it on (no publish timer).
     each_sample: bool = False
     waiting_logged: bool = False
+    #: Whether the loop's measured load was judged since activation (:func:`rate_advice`).
+    rate_judged: bool = False
 
 
 class DriverNode(LifecycleNode):
@@ -446,6 +450,7 @@ class DriverNode(LifecycleNode):
             if self._callback_scheduling != "normal":
                 self._callback_scheduling = executor_thread_scheduling(0)
             self._stop_publishing(session)
+            session.rate_judged = False  # judged again after the next activation
             self._publish_arm_state(session)
         self.get_logger().info("inactive: joints held, control loop stopped")
         return TransitionCallbackReturn.SUCCESS
@@ -617,7 +622,22 @@ class DriverNode(LifecycleNode):
         if session is not None and session.publishers is not None and all_seen:
             session.publishers.publish_sample(sample, stale)
 
+    def _judge_rate(self, session: Session) -> None:
+        """Once per activation, after :data:`RATE_JUDGED_AFTER` seconds of cycles: warn, measured, when
+        this machine cannot keep the control rate comfortably (and offer a lower ``rate``)."""
+        core = session.core
+        stats = core.loop_stats() if core is not None and not session.rate_judged else None
+        if stats is None or stats.cycles + stats.skipped < RATE_JUDGED_AFTER * stats.rate:
+            return
+        session.rate_judged = True
+        advice = rate_advice(stats.rate, stats.step_mean, stats.skipped / (stats.cycles + stats.skipped))
+        if advice is not None:
+            self.get_logger().warning(f"control loop: {advice}")
+
     def _publish_diagnostics(self) -> None:
+        session = self._session
+        if session is not None:
+            self._judge_rate(session)
         try:
             self._diagnostics_pub.publish(self._diagnostics())
         except Exception as error:  # noqa: BLE001

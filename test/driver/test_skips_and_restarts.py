@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from bb_robot.driver.restarts import record_start
-from bb_robot.driver.skips import RECENT_WINDOW, SkipWindow
+from bb_robot.driver.skips import RECENT_WINDOW, SkipWindow, rate_advice
 
 
 def test_a_few_skipped_cycles_are_figures_not_a_warning() -> None:
@@ -69,3 +69,28 @@ def test_an_unwritable_directory_counts_as_a_first_start(tmp_path: Path) -> None
     missing = tmp_path / "missing" / "dir"
     assert record_start("/driver", os.getpid(), missing) == 0
     assert record_start("/driver", os.getpid(), missing) == 0
+
+
+# ------------------------------------------------------------------ rate advice
+def test_a_comfortable_loop_gets_no_advice() -> None:
+    # 0.2 ms per cycle at 500 Hz: 10 % of a CPU; 1 % skipped (start-up).
+    assert rate_advice(500.0, 0.0002, 0.01) is None
+
+
+def test_a_slow_machine_is_told_its_cycle_time_and_a_lower_rate() -> None:
+    # The slow host of issue 33 under load: about 1 ms per cycle at 500 Hz.
+    advice = rate_advice(500.0, 0.00096, 0.0)
+    assert advice is not None
+    assert "0.96 ms" in advice and "at 500 Hz that is 48 % of one CPU, 52 % left for the rest" in advice
+    # The highest offered rate whose cycle takes at most a quarter of its period: 250 Hz would be 24 %.
+    assert advice.endswith("rate: 250 would leave 76 %")
+
+
+def test_skipped_cycles_alone_are_said_with_their_share() -> None:
+    advice = rate_advice(500.0, 0.0003, 0.2)
+    assert advice is not None and "20 % of the cycles were skipped" in advice
+
+
+def test_no_lower_rate_is_offered_when_none_would_leave_enough() -> None:
+    advice = rate_advice(10.0, 0.05, 0.0)  # 50 ms per cycle: even 10 Hz is half a CPU
+    assert advice is not None and "rate:" not in advice

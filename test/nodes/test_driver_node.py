@@ -11,6 +11,7 @@ is seen and stale joints left out, /diagnostics and the sas get/ topics.
 
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -749,3 +750,14 @@ def test_with_the_description_node_and_the_bundled_config(probe: Probe, start_no
     driver.publish(driver.trajectories, trajectory([(3.0, target)]))
     driver.wait_positions(target)
     assert description.alive()
+
+
+def test_a_rate_the_machine_cannot_keep_is_said_measured_with_a_lower_one_offered(
+    probe: Probe, start_node: StartNode
+) -> None:
+    # 10 kHz leaves 0.1 ms per cycle: no Python control cycle fits comfortably on any machine.
+    driver = start(probe, start_node, rate=10000.0)
+    log = driver.node.wait_for_log("control loop: this machine runs the control cycle in")
+    line = next(line for line in log.splitlines() if "control loop: this machine runs" in line)
+    assert re.search(r"in \d+\.\d\d ms: at 10000 Hz that is \d+ % of one CPU", line), line
+    assert "; rate: " in line, line  # a lower rate, with what it would leave
