@@ -46,6 +46,8 @@ HERE = Path(__file__).resolve().parent
 REPO_ROOT = _common.REPO_ROOT
 BB_ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 SECTION = "bench_driver"
+SLOW_SECTION = "bench_driver_slow_host"
+SLOW_TITLE = "The driver's streams on a slow host: `bb-robot up --demo` (`bench_driver.py --slow-host 80`)"
 
 sys.path.insert(0, str(HERE))
 from driver_bench_backend import BASE, STEP  # noqa: E402
@@ -260,7 +262,22 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s runs instead of 60 s / 20 s")
     parser.add_argument("--no-doc", action="store_true", help="print the report, do not rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--slow-host",
+        type=int,
+        metavar="CPU",
+        help="instead: `bb-robot up --demo` under scripts/slow-host --cpu CPU (root), its stamp gaps (section "
+        f"{SLOW_SECTION})",
+    )
     args = parser.parse_args()
+    if args.slow_host is not None:
+        import _streams
+
+        text = _streams.run_section("--demo", args.slow_host, SLOW_TITLE)
+        print(text)
+        if not args.no_doc:
+            print(f"wrote {_common.rewrite_doc_section(SLOW_SECTION, text)}")
+        return 0
     long, short = (12.0, 8.0) if args.quick else (60.0, 20.0)
     runs = [
         Run("500 Hz, 60 s" if not args.quick else "500 Hz", 500.0, long),

@@ -57,6 +57,8 @@ from bb_robot.driver.servo_math import pose_error, rotation_vector  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
 
 SECTION = "bench_servo"
+SLOW_SECTION = "bench_servo_slow_host"
+SLOW_TITLE = "The Cartesian demo's streams on a slow host (`bench_servo.py --slow-host 80`)"
 ARM = Path(__file__).resolve().parents[1] / "models" / "bb_arm.urdf"
 PERIOD_NS = 2_000_000
 READY = [0.0, -1.2, 1.5, -1.9, -1.5708, 0.0]
@@ -253,7 +255,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer cycles, a smoke test")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--slow-host",
+        type=int,
+        metavar="CPU",
+        help="instead: `bb-robot up --demo-cartesian` under scripts/slow-host --cpu CPU (root), its stamp gaps",
+    )
     args = parser.parse_args(argv)
+    if args.slow_host is not None:
+        import _streams
+
+        text = _streams.run_section("--demo-cartesian", args.slow_host, SLOW_TITLE)
+        print(text)
+        if not args.no_docs:
+            print(f"wrote {_common.rewrite_doc_section(SLOW_SECTION, text)}")
+        return 0
     load_start = _common.load_average()
     cycles, rounds = (200, 3) if args.quick else (1000, 7)
     on, off = cpu_per_cycle(cycles, rounds)
