@@ -201,6 +201,15 @@ class Probe:
             f"no subscriber on {publisher.topic_name} within {timeout} s"
         )
 
+    def wait_for_acked(self, publisher: Any, timeout: float = TIMEOUT) -> None:
+        """Spin until every message ``publisher`` (reliable) has sent is acknowledged by every matched
+        subscription: each is then in its reader's queue, if not yet taken by its node."""
+        from rclpy.duration import Duration
+
+        assert self.spin_until(lambda: publisher.wait_for_all_acked(Duration(seconds=0)), timeout), (
+            f"messages on {publisher.topic_name} not acknowledged within {timeout} s"
+        )
+
     def set_parameters(self, node_name: str, values: dict[str, Any], timeout: float = TIMEOUT) -> list[Any]:
         from rclpy.parameter import Parameter
         from rclpy.parameter_client import AsyncParameterClient
