@@ -175,9 +175,17 @@ def test_joint_states_are_passed_on_as_they_arrive(make_backend: Any, world_peer
     assert (last.stamps > 0).all()
     np.testing.assert_allclose(last.positions, 0.1, atol=1e-9)
     backend.watch_samples(None)
-    time.sleep(0.05)  # a message being handled when the listener went away may still land
+
+    def handled() -> int:
+        return int(backend.health().values["joint state messages"])
+
+    # A message being handled when the listener went away may still land.  Messages are handled one
+    # after the other (the transport's one data thread), each counted before it reads the listener:
+    # once one more than now has been counted, none that saw the listener is still in hand.
+    gone = handled()
+    assert wait_until(lambda: handled() > gone, TIMEOUT), log.lines
     count = len(samples)
-    time.sleep(0.2)
+    assert wait_until(lambda: handled() > gone + 50, TIMEOUT), log.lines  # 50 more handled: none passed on
     assert len(samples) == count
 
 
@@ -300,24 +308,36 @@ def _jpc(joint: str, body: str) -> str:
     )
 
 
-def _fake_gazebo(transport_factory: TransportFactory, messages: GzMessages, joints: list[str]) -> Any:
-    """Our own transport publishing the arm's joint state at 100 Hz (in a thread), as Gazebo would."""
-    import threading
+class FakeGazebo:
+    """Our own transport publishing the arm's joint state at 100 Hz (in a thread), as Gazebo would:
+    every joint at position 0, with the message's number (1, 2, ...) as its force, so that a test can
+    tell which message a reader took last."""
 
-    gz = transport_factory()
-    publisher = gz.advertise("/world/w/model/arm/joint_state", "gz.msgs.Model")
-    stop = threading.Event()
+    def __init__(self, transport_factory: TransportFactory, messages: GzMessages, joints: list[str]) -> None:
+        self.gz = transport_factory()
+        self._publisher = self.gz.advertise("/world/w/model/arm/joint_state", "gz.msgs.Model")
+        self._messages, self._joints = messages, joints
+        #: The number of the last message published.
+        self.sent = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
 
-    def run() -> None:
-        while not stop.wait(0.01):
-            model = messages.new("gz.msgs.Model", name="arm")
-            for joint in joints:
-                model.joint.add(name=joint).axis1.position = 0.0
-            publisher.publish(model)
+    def _run(self) -> None:
+        while not self._stop.wait(0.01):
+            number = self.sent + 1
+            model = self._messages.new("gz.msgs.Model", name="arm")
+            for joint in self._joints:
+                axis = model.joint.add(name=joint).axis1
+                axis.position, axis.force = 0.0, float(number)
+            self._publisher.publish(model)
+            self.sent = number
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return gz, stop, thread
+    def stop(self) -> int:
+        """Stop publishing; returns the number of the last message published."""
+        self._stop.set()
+        self._thread.join()
+        return self.sent
 
 
 def _arm_backend(make_backend: Any, path: Path, **options: Any) -> tuple[GazeboBackend, ListLogger]:
@@ -336,7 +356,8 @@ def test_actuators_and_trajectory_messages(
     )
     world = tmp_path / "arm.sdf"
     world.write_text(ACT_ARM.format(plugins=plugins))
-    gz, stop, thread = _fake_gazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    fake = FakeGazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    gz = fake.gz
     actuators, trajectories = Inbox(), Inbox()
     gz.subscribe("/actuators", "gz.msgs.Actuators", actuators)
     gz.subscribe("/model/arm/joint_trajectory", "gz.msgs.JointTrajectory", trajectories)
@@ -347,8 +368,7 @@ def test_actuators_and_trajectory_messages(
         cmd = command(CommandMode.POSITION, [0.5, -0.25, 0.75], n=3)
         assert drive(backend, cmd, lambda: bool(actuators.values()) and bool(trajectories.values()))
     finally:
-        stop.set()
-        thread.join()
+        fake.stop()
     act = actuators.values()[-1]
     assert list(act.position) == [-0.25, 0.0, 0.5] and list(act.velocity) == []
     traj = trajectories.values()[-1]
@@ -361,13 +381,19 @@ def test_malformed_joint_states_are_reported_and_change_nothing(
 ) -> None:
     world = tmp_path / "arm.sdf"
     world.write_text(ACT_ARM.format(plugins=_jpc("j1", "") + _jpc("j2", "") + _jpc("j3", "")))
-    gz, stop, thread = _fake_gazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    fake = FakeGazebo(transport_factory, messages, ["j1", "j2", "j3"])
+    gz = fake.gz
     try:
         backend, log = _arm_backend(make_backend, world, wait_at_configure=3.0)
         backend.connect(TIMEOUT)
         assert wait_until(lambda: bool((backend.read(0).stamps > 0).all()), TIMEOUT), log.lines
-        stop.set()
-        thread.join()
+        last = fake.stop()
+        # The last valid message may still be on its way: `before` is the state once the backend has
+        # taken it (its number is every joint's force), not whatever it holds when the fake stops.
+        assert wait_until(lambda: bool((backend.read(0).efforts == last).all()), TIMEOUT), (
+            f"message {last} not taken: forces {backend.read(0).efforts}",
+            log.lines,
+        )
         before = backend.read(0)
         publisher = gz.advertise("/world/w/model/arm/joint_state", "gz.msgs.Model")
         bad = messages.new("gz.msgs.Model", name="arm")
@@ -380,10 +406,10 @@ def test_malformed_joint_states_are_reported_and_change_nothing(
         assert log.has("/world/w/model/arm/joint_state: cannot decode a gz.msgs.Model"), log.lines
         after = backend.read(0)
         np.testing.assert_array_equal(after.positions, before.positions)
+        np.testing.assert_array_equal(after.efforts, before.efforts)
         np.testing.assert_array_equal(after.stamps, before.stamps)
     finally:
-        stop.set()
-        thread.join()
+        fake.stop()
 
 
 def test_command_rate_limits_resending_unchanged_commands(
