@@ -142,10 +142,21 @@ class Driver:
             raise AssertionError(f"no joint state with {what} within {timeout} s (last: {last}):\n{self.node.log()}")
         return self.joint_states[-1]
 
-    def positions(self) -> np.ndarray:
-        state = self.joint_states[-1]
+    def positions(self, state: JointState | None = None) -> np.ndarray:
+        """The driven joints' positions in ``state`` (default: the last joint state received)."""
+        state = self.joint_states[-1] if state is None else state
         index = {name: i for i, name in enumerate(state.name)}
         return np.array([state.position[index[j]] for j in JOINTS])
+
+    def wait_held(self, before: Sequence[float], states: int = 30, **tolerance: float) -> None:
+        """After a refused command (its warning or answer seen): the arm stays at ``before`` in every one
+        of the next ``states`` joint states (counted at the driver's own rate, not on the test's clock)."""
+        start = len(self.joint_states)
+        assert self.probe.spin_until(lambda: len(self.joint_states) >= start + states), (
+            f"fewer than {states} joint states within {TIMEOUT} s:\n{self.node.log()}"
+        )
+        for state in self.joint_states[start:]:
+            assert self.positions(state) == pytest.approx(before, **tolerance), state
 
     def wait_positions(self, target: Sequence[float], tolerance: float = 1e-6, timeout: float = TIMEOUT) -> JointState:
         """Wait until the joints are at ``target`` and at rest."""
@@ -258,9 +269,10 @@ def test_lifecycle_transitions(probe: Probe, start_node: StartNode) -> None:
     target = mid_range()
     driver.send_sas("positions", target)
     driver.wait_positions(target)
-    # Deactivate holds: no more samples, the position stays.
+    # Deactivate holds: no more samples, the position stays.  What was published before the answer is
+    # still arriving: taken first (the stream falls quiet), then nothing more comes.
     assert driver.transition(Transition.TRANSITION_DEACTIVATE) and driver.lifecycle_state() == "inactive"
-    probe.spin_for(0.3)
+    assert probe.spin_until_quiet(lambda: len(driver.joint_states), quiet=0.5), "joint states go on when inactive"
     count = len(driver.joint_states)
     probe.spin_for(0.5)
     assert len(driver.joint_states) == count
@@ -345,9 +357,10 @@ def test_commands_converge_within_the_limits(probe: Probe, start_node: StartNode
     # warning naming the topic
     driver.send_command([joint], position=[upper + 0.05])
     driver.warned(f"command on '{driver.node.name}/joint_commands': clamped position to the joint limits: {joint}")
-    # sas velocities (two topics: no order between them, so let the first arrive)
-    driver.send_sas("velocities", [0.0] * N)
-    probe.spin_for(0.3)
+    # sas velocities: the first joint moves back from its limit.  The next command comes on another
+    # topic (no order between the two): it is sent once the velocity shows in the joint states.
+    driver.send_sas("velocities", [-0.1] + [0.0] * (N - 1))
+    driver.wait_state(lambda s: abs(s.velocity[s.name.index(joint)] + 0.1) < 1e-9, "the sas velocity")
     driver.send_sas("positions", target)
     driver.wait_positions(target)
 
@@ -392,8 +405,7 @@ def test_bad_inputs_are_rejected_and_the_loop_keeps_running(probe: Probe, start_
     )
     # The loop kept running: states still flow and a good command still works.
     count = len(driver.joint_states)
-    probe.spin_for(0.3)
-    assert len(driver.joint_states) > count
+    assert probe.spin_until(lambda: len(driver.joint_states) > count), driver.node.log()
     target = mid_range()
     driver.send_sas("positions", target)
     driver.wait_positions(target)
@@ -404,8 +416,7 @@ def test_reject_policy(probe: Probe, start_node: StartNode) -> None:
     before = driver.positions()
     driver.send_command([JOINTS[0]], position=[float(LIMITS.command_upper[0]) + 0.5])
     driver.warned("outside the joint limits (limit_policy: reject)")
-    probe.spin_for(0.3)
-    assert driver.positions() == pytest.approx(before)
+    driver.wait_held(before)
 
 
 def test_absurd_commands_never_move_the_arm_by_default(probe: Probe, start_node: StartNode) -> None:
@@ -420,8 +431,7 @@ def test_absurd_commands_never_move_the_arm_by_default(probe: Probe, start_node:
         f"rejected a command on '{ns}/bb_arm/set/target_joint_positions': position too far outside the joint "
         f"limits to be clamped (limit_policy: clamp_near, clamp_margin.*): {JOINTS[0]} 1e+300 outside"
     )
-    probe.spin_for(0.3)
-    assert driver.positions() == pytest.approx(before)  # not a step towards the limit
+    driver.wait_held(before)  # not a step towards the limit
     driver.send_command([JOINTS[0]], position=[upper + 0.05])  # within the 0.1 rad margin: clamped
     driver.wait_positions([upper, *before[1:]])
 
@@ -432,13 +442,13 @@ def test_trajectory_topic_and_preemption(probe: Probe, start_node: StartNode) ->
     target = gentle()
     driver.publish(driver.trajectories, trajectory([(1.5, np.array(target) * 0.5), (3.0, target)]))
     driver.wait_positions(target, timeout=15)
-    # A trajectory replaces a running one at once: the first (back to zero) is cut short after
-    # 0.5 s of its 3 s and the arm goes to `other`, 30 % of the way; it never gets near zero, as
-    # it would if the driver ignored the replacement or queued it behind the first.
+    # A trajectory replaces a running one at once: the first (back to zero) is cut short once the
+    # arm has started on it, early in its 3 s, and the arm goes to `other`, 30 % of the way; it never
+    # gets near zero, as it would if the driver ignored the replacement or queued it behind the first.
     other = [0.3 * p for p in target]
     start_index = len(driver.joint_states)
     driver.publish(driver.trajectories, trajectory([(3.0, [0.0] * N)]))
-    probe.spin_for(0.5)
+    driver.wait_state(lambda s: np.abs(driver.positions(s) - target).max() > 1e-3, "the first trajectory started")
     driver.publish(driver.trajectories, trajectory([(3.0, other)]))
     driver.wait_positions(other, timeout=15)
     moving = [j for j, p in enumerate(target) if abs(p) > 0.2]
@@ -467,14 +477,14 @@ def test_follow_joint_trajectory(probe: Probe, start_node: StartNode) -> None:
     assert feedback and list(feedback[-1].feedback.joint_names) == list(JOINTS)
     assert driver.wait_positions(target)
     # cancel
-    handle, _ = driver.send_goal(goal([(3.0, [0.0] * N)]))
-    probe.spin_for(0.5)
+    handle, feedback = driver.send_goal(goal([(3.0, [0.0] * N)]))
+    assert probe.spin_until(lambda: bool(feedback)), "no feedback: the goal is not executing"
     cancel = handle.cancel_goal_async()
     assert probe.spin_until(cancel.done)
     assert driver.result(handle).status == 5  # CANCELED
     # preemption: the first goal is aborted with the reason
-    first, _ = driver.send_goal(goal([(3.0, target)]))
-    probe.spin_for(0.5)
+    first, feedback = driver.send_goal(goal([(3.0, target)]))
+    assert probe.spin_until(lambda: bool(feedback)), "no feedback: the first goal is not executing"
     second, _ = driver.send_goal(goal([(3.0, [0.0] * N)]))
     result = driver.result(first)
     assert result.status == 6 and result.result.error_code == Result.INVALID_GOAL
@@ -500,8 +510,10 @@ def test_tolerance_violations_and_live_limits(probe: Probe, start_node: StartNod
     joint = JOINTS[0]
     target = gentle()
     # Path tolerance: slow the first joint down (a live parameter change) while it executes.
-    handle, _ = driver.send_goal(goal([(3.0, target)], path_tolerance=[JointTolerance(name=joint, position=0.02)]))
-    probe.spin_for(0.3)
+    handle, feedback = driver.send_goal(
+        goal([(3.0, target)], path_tolerance=[JointTolerance(name=joint, position=0.02)])
+    )
+    assert probe.spin_until(lambda: bool(feedback)), "no feedback: the goal is not executing"
     results = probe.set_parameters(
         driver.node.name,
         {f"joint_limits.{joint}.has_velocity_limits": True, f"joint_limits.{joint}.max_velocity": 0.05},
@@ -549,8 +561,7 @@ def test_arming(probe: Probe, start_node: StartNode) -> None:
     before = driver.positions()
     driver.send_sas("positions", mid_range())
     driver.warned("the driver is disarmed", "call ~/arm")
-    probe.spin_for(0.3)
-    assert driver.positions() == pytest.approx(before)
+    driver.wait_held(before)
     response = driver.call("arm", Trigger.Request())
     assert response.success and response.message == "armed"
     assert probe.spin_until(lambda: driver.arm_state[-1].data == "armed")
@@ -626,9 +637,9 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
     )
     assert loop_values()["commands"] == "written at the next cycle"
     driver.joint_states.clear()
-    probe.spin_for(0.5)
+    assert probe.spin_until(lambda: len(driver.joint_states) >= 50), f"{len(driver.joint_states)} joint states"
     stamps = [(m.header.stamp.sec, m.header.stamp.nanosec) for m in driver.joint_states]
-    assert stamps and len(set(stamps)) == len(stamps), "a sample was published twice"
+    assert len(set(stamps)) == len(stamps), "a sample was published twice"
 
 
 BACKEND_MODULE = '''
@@ -698,16 +709,14 @@ def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
     assert result.result.error_code == FollowJointTrajectory.Result.INVALID_GOAL, result.result.error_string
     text = result.result.error_string
     assert "collision: links 'gripper_base' and 'wrist_1_link'" in text and "at t = " in text, text
-    probe.spin_for(0.3)
-    assert driver.positions() == pytest.approx(start_state, abs=1e-9)
+    driver.wait_held(start_state, abs=1e-9)
     # The same through the trajectory topic: refused and logged.
     driver.publish(driver.trajectories, trajectory([(3.0, mid_range())]))
     driver.warned("collision: links 'gripper_base' and 'wrist_1_link'")
     # A position command to the same pose: its approach path is checked the same way, refused, logged.
     driver.send_sas("positions", mid_range())
     driver.warned("target_joint_positions': collision: links 'gripper_base' and 'wrist_1_link'", "not executed")
-    probe.spin_for(0.3)
-    assert driver.positions() == pytest.approx(start_state, abs=1e-9)
+    driver.wait_held(start_state, abs=1e-9)
     target = gentle()
     handle, _ = driver.send_goal(goal([(3.0, target)]))
     result = driver.result(handle)
