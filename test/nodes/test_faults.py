@@ -185,7 +185,9 @@ def test_bridge_frozen_longer_than_stale_timeout_then_resumed_without_a_burst(
     try:
         # State 1: the joints go stale; State 2: stale_action: the goal aborted naming them.
         rig.driver.wait_for_log("stale: no value from the backend")
-        probe.spin_for(0.1)  # joint states published before the driver saw them stale, still in flight
+        # Joint states published before the driver saw them stale may still be on their way: taken until
+        # the stream falls quiet (it stops while the joints are stale), then counted.
+        assert probe.spin_until_quiet(lambda: len(rig.log.states), quiet=0.5), "joint states go on while stale"
         frozen_count = len(rig.log.states)
         rig.wait(result.done, "the goal ended")
         answer = result.result()
