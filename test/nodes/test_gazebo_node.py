@@ -133,10 +133,22 @@ def test_publish_rate_zero_passes_every_gazebo_state_on_at_once(
     sas_states = probe.subscribe(JointState, f"{node.namespace}/ur3e/get/joint_states", VOLATILE)
     wait_positions(probe, states, node, [0.2] * 6)
     states.clear()
-    probe.spin_for(1.0)  # at most three cycles of the loop
-    stamps = {(s.header.stamp.sec, s.header.stamp.nanosec) for s in states}
-    assert len(stamps) == len(states) > 20, f"{len(states)} joint_states in 1 s:\n{node.log()}"
-    assert sas_states and positions(sas_states[-1]) is not None
+    # Passed on as Gazebo sends them (250 Hz), not once per cycle of the 2 Hz loop: 21 joint states with
+    # distinct stamps, at least twice as many as the loop has cycles (one every 0.5 s, one more at each
+    # end) in the time their stamps span.  Judged on the driver's stamps, not on how many this process
+    # happens to take in a second of its own clock.
+    count = 21
+    assert probe.spin_until(lambda: len(states) >= count and bool(sas_states), TIMEOUT), (
+        f"{len(states)} joint_states, {len(sas_states)} sas states:\n{node.log()}"
+    )
+    received = list(states)
+    assert len({(s.header.stamp.sec, s.header.stamp.nanosec) for s in received}) == len(received), "a stamp twice"
+    stamps = [s.header.stamp.sec + s.header.stamp.nanosec * 1e-9 for s in received[:count]]
+    cycles = (stamps[-1] - stamps[0]) / 0.5 + 2
+    assert count >= 2 * cycles, (
+        f"{count} joint_states over {stamps[-1] - stamps[0]:.3f} s of stamps: {cycles:.1f} cycles"
+    )
+    assert positions(sas_states[-1]) is not None
     # Commands still move the arm (written at once by the command callback, not only each half second).
     target = [0.3, -0.1, 0.25, 0.0, 0.15, -0.2]
     sas = probe.node.create_publisher(Float64MultiArray, f"{node.namespace}/ur3e/set/target_joint_positions", 1)
