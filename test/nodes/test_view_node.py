@@ -177,22 +177,49 @@ def test_recording_holds_the_topics_schemas_and_counts(probe: Probe, start_node:
     ns = "/view_rec"
     start_robot(start_node, ns, driver=False)
     record = tmp_path / "run.mcap"
-    view = start_view(start_node, ns, serve=False, record=str(record))
+    # Serving too: the view hands each message to its clients, then to the recording, in one call, so a
+    # client that has the last message shows that the recording has it (the view is stopped only then).
+    view = start_view(start_node, ns, record=str(record))
+    url = view_url(view.wait_for_log("Foxglove: open"))
     states = probe.node.create_publisher(JointState, f"{ns}/joint_states", VOLATILE)
     view.wait_for_log(f"showing {ns}/joint_states")
     view.wait_for_log("showing /tf ")
     probe.wait_for_subscribers(states, count=2)  # the description node and the view
-    count = 40
-    sent = []
-    for i in range(count):
-        position = [0.01 * i, -0.5, 0.5, 0.0, 0.1, 0.2]
+    sent: list[list[float]] = []
+
+    def publish(position: list[float]) -> Any:
         sent.append(position)
-        stamp = probe.node.get_clock().now().to_msg()
         message = JointState(name=JOINTS, position=position)
-        message.header.stamp = stamp
+        message.header.stamp = probe.node.get_clock().now().to_msg()
         states.publish(message)
-        probe.spin_for(0.01)
-    probe.spin_for(1.0)
+        return message.header.stamp
+
+    watcher = FoxgloveTestClient(url)
+    try:
+        watcher.wait_for_topics(f"{ns}/joint_states", "/tf")
+        watcher.subscribe(f"{ns}/joint_states", "/tf")
+
+        # The server takes a subscription without an answer: it holds once a message comes through.
+        def warmed_up() -> bool:
+            publish([-1.0, -0.5, 0.5, 0.0, 0.1, 0.2])
+            return probe.spin_until(lambda: bool(watcher.received(f"{ns}/joint_states")), 0.5)
+
+        assert probe.spin_until(warmed_up), "the watcher got nothing"
+        count = 40
+        for i in range(count):
+            stamp = publish([0.01 * i, -0.5, 0.5, 0.0, 0.1, 0.2])
+            probe.spin_for(0.01)
+
+        def last_shown() -> bool:
+            js = [deserialize_message(m.payload, JointState) for m in watcher.received(f"{ns}/joint_states")[-3:]]
+            tf = [deserialize_message(m.payload, TFMessage) for m in watcher.received("/tf")[-3:]]
+            return any(m.header.stamp == stamp for m in js) and any(
+                m.transforms and m.transforms[0].header.stamp == stamp for m in tf
+            )
+
+        assert watcher.wait_for(last_shown, TIMEOUT), "the last joint state and its /tf not served"
+    finally:
+        watcher.close()
     assert view.stop() == 0, view.log()
 
     with record.open("rb") as stream:
@@ -221,9 +248,9 @@ def test_recording_holds_the_topics_schemas_and_counts(probe: Probe, start_node:
                 tf_stamps.append((decoded.transforms[0].header.stamp.sec, decoded.transforms[0].header.stamp.nanosec))
             elif channel.topic == f"{ns}/robot_description":
                 assert decoded.data == UR3E.read_text()
-    assert counts[f"{ns}/joint_states"] == count
+    assert counts[f"{ns}/joint_states"] == len(sent)  # the 40 and the warm-up ones
     np.testing.assert_allclose(positions, sent)
-    assert counts["/tf"] == count and len(set(tf_stamps)) == count
+    assert counts["/tf"] == len(sent) and len(set(tf_stamps)) == len(sent)
     assert counts[f"{ns}/robot_description"] == 1 and counts["/tf_static"] == 1
     assert summary.statistics.message_count == sum(counts.values())
 
