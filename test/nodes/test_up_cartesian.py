@@ -142,7 +142,9 @@ def test_up_demo_cartesian_on_mujoco_with_the_view(tmp_path: Path) -> None:
     ("stopped", "named"),
     [("bb-robot up", "the pose stream paused for"), ("the driver", "the driver's joint states paused for")],
 )
-def test_a_turn_the_machine_paused_is_drawn_again_and_judged(stopped: str, named: str, tmp_path: Path) -> None:
+def test_a_turn_the_machine_paused_is_drawn_again_and_judged(
+    stopped: str, named: str, probe: Probe, tmp_path: Path
+) -> None:
     """A fault: ``bb-robot up`` itself (the demo's pose stream) or the driver is stopped for 0.3 s
     in the first turn.
 
@@ -151,14 +153,48 @@ def test_a_turn_the_machine_paused_is_drawn_again_and_judged(stopped: str, named
     for a paused stream).  The command names the pause, draws the circle again and judges that turn.
     """
     require_launch()
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    states: list[Any] = []
+    probe.node.create_subscription(
+        JointState, "/joint_states", states.append, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+    )
     run = Launched(up_command("--demo-cartesian", "--timeout", "90"), tmp_path / "up.log")
-    run.wait_for_log("drawing a 5 cm circle", timeout=120)
+
+    def drawing() -> bool:  # spinning meanwhile: every joint state is taken
+        run.watch()
+        return "drawing a 5 cm circle" in run.log() or run.process.poll() is not None
+
+    assert probe.spin_until(drawing, 120) and "drawing a 5 cm circle" in run.log(), run.log()
     if stopped == "bb-robot up":
         pid = run.process.pid
     else:
         below = psutil.Process(run.process.pid).children(recursive=True)
         pid = next(p.pid for p in below if any(part.endswith("bb_robot/driver") for part in p.cmdline()))
-    time.sleep(1.5)
+    # In the first turn: stopped once the joint states show the arm leaving the ready pose on the circle
+    # (after having reached it), not after a time that a busy machine may stretch past the turn's end.
+    found = re.search(r"moving to the ready pose \([0-9.]+ s\): (\[[^\]]*\])", run.log())
+    assert found, run.log()
+    ready = dict(zip((j.name for j in plan_bringup(None).demo_joints), ast.literal_eval(found.group(1)), strict=False))
+
+    def near_ready(state: Any) -> bool:  # the ready pose is printed to 3 decimals
+        values = dict(zip(state.name, state.position, strict=True))
+        return all(name in values and abs(values[name] - value) < 2e-3 for name, value in ready.items())
+
+    looked, reached = 0, False
+
+    def turning() -> bool:  # each state looked at once
+        nonlocal looked, reached
+        for state in states[looked:]:
+            looked += 1
+            if near_ready(state):
+                reached = True
+            elif reached:
+                return True
+        return False
+
+    assert probe.spin_until(turning, 60.0), run.log()
     os.kill(pid, signal.SIGSTOP)
     time.sleep(0.3)
     os.kill(pid, signal.SIGCONT)
