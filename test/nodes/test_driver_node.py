@@ -441,7 +441,7 @@ def test_trajectory_topic_and_preemption(probe: Probe, start_node: StartNode) ->
     driver = start(probe, start_node)
     target = gentle()
     driver.publish(driver.trajectories, trajectory([(1.5, np.array(target) * 0.5), (3.0, target)]))
-    driver.wait_positions(target, timeout=15)
+    driver.wait_positions(target)
     # A trajectory replaces a running one at once: the first (back to zero) is cut short once the
     # arm has started on it, early in its 3 s, and the arm goes to `other`, 30 % of the way; it never
     # gets near zero, as it would if the driver ignored the replacement or queued it behind the first.
@@ -450,7 +450,7 @@ def test_trajectory_topic_and_preemption(probe: Probe, start_node: StartNode) ->
     driver.publish(driver.trajectories, trajectory([(3.0, [0.0] * N)]))
     driver.wait_state(lambda s: np.abs(driver.positions(s) - target).max() > 1e-3, "the first trajectory started")
     driver.publish(driver.trajectories, trajectory([(3.0, other)]))
-    driver.wait_positions(other, timeout=15)
+    driver.wait_positions(other)
     moving = [j for j, p in enumerate(target) if abs(p) > 0.2]
     assert moving
     fractions = np.array(
@@ -587,7 +587,9 @@ def test_watchdog(probe: Probe, start_node: StartNode) -> None:
     joint = JOINTS[0]
     driver.send_command([joint], velocity=[0.3])
     driver.wait_state(lambda s: abs(s.velocity[0] - 0.3) < 1e-9, "moving")
-    driver.wait_state(lambda s: s.velocity[0] == 0.0, "stopped by the watchdog", timeout=5)
+    stopped = driver.wait_state(lambda s: s.velocity[0] == 0.0, "stopped by the watchdog")
+    # By the watchdog, far from where the joint's limit would have stopped it (about 10 s at 0.3 rad/s).
+    assert stopped.position[0] < float(LIMITS.command_upper[0]) - 0.5, stopped
     driver.warned("watchdog: no command for 0.3 s (command_timeout): holding position")
     # A trajectory longer than the timeout is a live command.
     here = driver.positions()
@@ -599,7 +601,7 @@ def test_watchdog(probe: Probe, start_node: StartNode) -> None:
     assert all(r.successful for r in probe.set_parameters(driver.node.name, {"watchdog_action": "disarm"}))
     assert not probe.set_parameters(driver.node.name, {"watchdog_action": "explode"})[0].successful
     driver.send_command([joint], velocity=[0.3])
-    assert probe.spin_until(lambda: bool(driver.arm_state) and driver.arm_state[-1].data == "disarmed", 10)
+    assert probe.spin_until(lambda: bool(driver.arm_state) and driver.arm_state[-1].data == "disarmed")
     driver.warned("watchdog: no command for 0.3 s (command_timeout): disarming")
 
 
@@ -611,7 +613,7 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
     def ours(array: DiagnosticArray) -> list[Any]:
         return [s for s in array.status if s.name.startswith(f"{name}: ") and s.hardware_id == ROBOT.name]
 
-    assert probe.spin_until(lambda: any(len(ours(a)) == 5 for a in driver.diagnostics), 10)
+    assert probe.spin_until(lambda: any(len(ours(a)) == 5 for a in driver.diagnostics))
     statuses = {s.name.split(": ", 1)[1]: s for s in ours(next(a for a in driver.diagnostics if ours(a)))}
     assert set(statuses) == {"control loop", "backend", "arming", "joints", "servo"}  # servo: docs/nodes/servo.md
     loop = {kv.key: kv.value for kv in statuses["control loop"].values}
@@ -632,7 +634,7 @@ def test_diagnostics_and_sas_topics(probe: Probe, start_node: StartNode) -> None
         latest = [s for a in driver.diagnostics for s in ours(a) if s.name.endswith(": control loop")]
         return {kv.key: kv.value for kv in latest[-1].values} if latest else {}
 
-    assert probe.spin_until(lambda: loop_values().get("joint_states") == "each sample, after each control cycle", 10), (
+    assert probe.spin_until(lambda: loop_values().get("joint_states") == "each sample, after each control cycle"), (
         loop_values()
     )
     assert loop_values()["commands"] == "written at the next cycle"
@@ -688,10 +690,10 @@ def test_joint_states_wait_for_every_joint_and_leave_stale_ones_out(
     first = driver.wait_state(lambda s: True, "a state")
     assert JOINTS[0] in first.name  # published only once every joint was seen
     (tmp_path / "silence").touch()  # the first joint goes silent now
-    stale = driver.wait_state(lambda s: JOINTS[0] not in s.name, "the silent joint left out", timeout=10)
+    stale = driver.wait_state(lambda s: JOINTS[0] not in s.name, "the silent joint left out")
     assert list(stale.name) == [j for j in [*JOINTS, *MIMIC] if j != JOINTS[0]]
     assert probe.spin_until(
-        lambda: any(s.message == f"stale: {JOINTS[0]}" for a in driver.diagnostics for s in a.status), 10
+        lambda: any(s.message == f"stale: {JOINTS[0]}" for a in driver.diagnostics for s in a.status)
     )
 
 
@@ -727,7 +729,7 @@ def test_collision_checking(probe: Probe, start_node: StartNode) -> None:
         found = [s for a in driver.diagnostics for s in a.status if s.name == f"{name}: collision"]
         return found[-1] if found else None
 
-    assert probe.spin_until(lambda: collision_status() is not None and "nearest" in collision_status().message, 10)
+    assert probe.spin_until(lambda: collision_status() is not None and "nearest" in collision_status().message)
     values = {kv.key: kv.value for kv in collision_status().values}
     assert "nearest pair" in values and float(values["nearest distance (m)"]) > 0
     # The checker is a process of the driver's own, and it ends with the driver (SIGINT, as launch stops
