@@ -12,7 +12,8 @@ from bb_robot.gz.builtin import BuiltinTransport
 from helpers.cpp_peer import Peer
 
 LOOPBACK = "127.0.0.1"
-TIMEOUT = 5.0
+#: How long ``wait_until`` waits by default; generous: CI machines are busy (a wait returns once its state holds).
+TIMEOUT = 30.0
 
 TransportFactory = Callable[..., BuiltinTransport]
 PeerFactory = Callable[..., Peer]
