@@ -109,7 +109,7 @@ def main(argv: list[str]) -> int:
             answer = result.result()
             report["result_status"], report["error_code"] = int(answer.status), int(answer.result.error_code)
             report["error_string"] = answer.result.error_string
-    spin_until(lambda: near(goal_position), 1.0)
+    spin_until(lambda: near(goal_position))  # the joint state that shows it may still be on its way
     report["goal_reached"] = near(goal_position)
     report["feedback"] = [
         {
