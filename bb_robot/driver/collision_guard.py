@@ -15,8 +15,9 @@ things for the core, through two hooks of :class:`~bb_robot.driver.core.DriverCo
   position and velocity commands slow down as the nearest checked pair comes within
   ``collision.slowdown_distance`` and stop at ``collision.stop_distance``, unless their motion
   increases that distance.  The distances come from a process of the guard's own
-  (:class:`~bb_robot.driver.collision_checker.CheckerProcess`, started by
-  :meth:`CollisionGuard.start`), so the loop neither waits for coal nor shares the interpreter
+  (:class:`~bb_robot.driver.collision_checker.CheckerProcess`, spawned by
+  :meth:`CollisionGuard.prepare` at configure, given its model and waited for by
+  :meth:`CollisionGuard.start` at activation), so the loop neither waits for coal nor shares the interpreter
   lock with it: each cycle hands it the pose the arm is at and the pose it is heading to over
   the next cycles (at ``collision.check_rate``, and every cycle while the arm is slowed) and
   takes its newest verdict.  A verdict older than two cycles while slowed, older than
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import math
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -38,10 +40,10 @@ import numpy.typing as npt
 
 from bb_robot.collision.model import CollisionModel, Contact, placement_kernel
 from bb_robot.collision.path import check_path
-from bb_robot.collision.sources import checked_model
+from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
-from bb_robot.driver.collision_checker import CheckerProcess, GuardSettings, Measurement, Measurer, speed_scale
+from bb_robot.driver.collision_checker import CheckerProcess, GuardSettings, Measurement, Measurer, spawn, speed_scale
 from bb_robot.driver.commands import CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.limits import JointLimitTable, approach_path
@@ -117,11 +119,15 @@ class CollisionGuard:
         # topic's callbacks, take turns with the other one.
         self._measurer = Measurer(model.with_allowed(model.disabled), joints, settings)
         self._checker: CheckerProcess | None = None
+        #: The checker process :meth:`prepare` spawned, until :meth:`start` takes it over.
+        self._spawned: CheckerProcess | None = None
         #: When the loop last handed the checker a heading (monotonic ns).
         self._sent_ns = 0
         self._check_period_ns = int(1e9 / settings.check_rate) if settings.check_rate > 0 else 0
         self._trajectory_lock = threading.Lock()
         self.failure = ""
+        #: How long :func:`build_guard` took for each of its steps, ``(step, seconds)`` (the driver logs them).
+        self.build_times: tuple[tuple[str, float], ...] = ()
 
     # ------------------------------------------------------------------ configurations
     def configuration(self, positions: FloatArray) -> FloatArray:
@@ -204,23 +210,35 @@ class CollisionGuard:
         return math.inf if contact is None else contact.distance
 
     # ------------------------------------------------------------------ streamed commands
+    def prepare(self) -> None:
+        """Spawn the checker process, which loads its kernels meanwhile, and load the compiled placement
+        of this process's own checks (trajectories, position commands): at configure, so that
+        activation does not wait for either (see :mod:`~bb_robot.driver.collision_checker`).
+        """
+        if self._checker is None and self._spawned is None:
+            self._spawned = CheckerProcess(self._measurer, spawn())
+        placement_kernel()
+
     def start(self) -> None:
-        """Start the checker process and wait until it is ready (idempotent; at activation).
+        """Start the checker process (the one :meth:`prepare` spawned, else a new one) and wait until it
+        is ready (idempotent; at activation).
 
         Raises:
             CheckerError: it could not be started (the activation fails, saying why).
+            KeyboardInterrupt: SIGINT while waiting (the process is ended first).
         """
         if self._checker is not None:
             return
-        checker = CheckerProcess(self._measurer)
+        checker, self._spawned = self._spawned or CheckerProcess(self._measurer), None
         checker.start()
         self._checker, self._verdict, self.failure, self._sent_ns = checker, None, "", 0
 
     def stop(self) -> None:
-        """End the checker process (at deactivation and cleanup)."""
-        checker, self._checker = self._checker, None
-        if checker is not None:
-            checker.close()
+        """End the checker process, or the one spawned for it (at deactivation and cleanup)."""
+        for checker in (self._checker, self._spawned):
+            if checker is not None:
+                checker.close()
+        self._checker = self._spawned = None
 
     @property
     def checker_pid(self) -> int | None:
@@ -431,7 +449,8 @@ def build_guard(
         velocity_limits: the joints' velocity limits (see :class:`CollisionGuard`).
 
     Returns:
-        The guard, not started.
+        The guard, not started (:meth:`CollisionGuard.prepare` spawns its process and loads the compiled
+        placement; otherwise the first check loads it).
 
     Raises:
         CollisionError: coal is missing, a mesh cannot be read (naming the link and the file), an SRDF
@@ -441,7 +460,20 @@ def build_guard(
     if not any(c.geometry is not None for link in loaded.robot.links.values() for c in link.collisions):
         say("info", "collision checking: the model has no <collision> geometry; nothing to check")
         return None
-    model, found = checked_model(loaded, search_dirs, srdf or None, compute_matrix)
+    times: list[tuple[str, float]] = []
+    last = [time.perf_counter()]
+
+    def lap(step: str) -> None:
+        now = time.perf_counter()
+        times.append((step, now - last[0]))
+        last[0] = now
+
+    # (bb_robot.collision.sources.checked_model's steps, timed one by one)
+    model = collision_model(loaded, search_dirs)
+    lap("collision model")
+    found = find_matrix(loaded, model, srdf or None, compute_matrix, search_dirs=search_dirs)
+    model = model.with_allowed(found.matrix.disabled)
+    lap("collision matrix")
     say("info" if found.origin != "partial" else "warning", found.describe())
     if world:
         obstacles = model_world(loaded, world, search_dirs)
@@ -454,5 +486,7 @@ def build_guard(
                 f"{a}/{b}" for a, b in sorted(standing)
             )
         say("info", text)
-    placement_kernel()  # load the compiled placement now, at configure, not in the checker's first pass
-    return CollisionGuard(model, joints, settings, rate, log, velocity_limits)
+        lap("collision world")
+    guard = CollisionGuard(model, joints, settings, rate, log, velocity_limits)
+    guard.build_times = tuple(times)
+    return guard
