@@ -1,16 +1,31 @@
-"""Running a node: the executor, its thread's scheduling, and a clean-up that survives a second SIGINT."""
+"""Running a node: the executor, its thread's scheduling, what SIGINT does, and a clean-up that survives a
+second SIGINT.
+
+SIGINT in a served process asks it to stop (:func:`stop_requested`); it raises ``KeyboardInterrupt``
+only inside an :func:`interruptible` section (the node's start, a driver's configure and
+activation), which ends what it was doing and releases it.  Anywhere else, above all inside a
+callback that rclpy's events executor runs, a ``KeyboardInterrupt`` would escape through the
+executor's C++ code, which logs it as ``[FATAL] Exception in '...' callback`` with the
+traceback; instead the callback runs to its end and the process stops after it (rclpy's own
+handler has shut its context down meanwhile and woken the executor).
+"""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 import time
 import traceback
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from types import FrameType
 
 import rclpy
 from rclpy.executors import Executor, ExternalShutdownException, SingleThreadedExecutor
 from rclpy.node import Node
+from rclpy.signals import get_current_signal_handlers_options, install_signal_handlers, uninstall_signal_handlers
 
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.loop import request_realtime
@@ -48,6 +63,69 @@ def make_executor() -> Executor:
     except ImportError:  # pragma: no cover - rclpy before Kilted
         return SingleThreadedExecutor()
     return EventsExecutor()
+
+
+#: Set by SIGINT in a process :func:`serve` runs (or by :func:`request_stop`): the process stops.
+_stop = threading.Event()
+#: The threads inside an :func:`interruptible` section, and how deep.
+_interruptible: dict[int, int] = {}
+
+
+def request_stop() -> None:
+    """Ask :func:`serve` to stop (what SIGINT does; a node that swallowed a ``KeyboardInterrupt`` calls it)."""
+    _stop.set()
+
+
+def stop_requested() -> bool:
+    """Whether SIGINT (or :func:`request_stop`) asked this process to stop."""
+    return _stop.is_set()
+
+
+@contextmanager
+def interruptible() -> Iterator[None]:
+    """A section of the calling thread where SIGINT raises ``KeyboardInterrupt`` (the caller handles it).
+
+    Entered after a stop was requested, it raises at once: a transition that follows an
+    interrupted one does not start.  Signal handlers run in the main thread, so a section in
+    another thread is not interrupted (its work ends, then the process stops).
+
+    Raises:
+        KeyboardInterrupt: on SIGINT within, or on entry after one.
+    """
+    if _stop.is_set():
+        raise KeyboardInterrupt
+    me = threading.get_ident()
+    _interruptible[me] = _interruptible.get(me, 0) + 1
+    try:
+        yield
+    finally:
+        depth = _interruptible.pop(me) - 1
+        if depth:
+            _interruptible[me] = depth
+
+
+def _on_sigint(signum: int, frame: FrameType | None) -> None:
+    _stop.set()
+    if _interruptible.get(threading.get_ident()):
+        raise KeyboardInterrupt
+
+
+def listen_for_sigint() -> None:
+    """Make SIGINT request a stop (:func:`stop_requested`), raising ``KeyboardInterrupt`` only in an
+    :func:`interruptible` section; rclpy's own handler (installed by ``rclpy.init``) keeps running
+    first, shutting its contexts down and waking their executors.
+
+    Then unblock SIGINT: a process started with it blocked (``env --block-signal=INT``, so that a
+    SIGINT during its imports does not end it with a traceback) takes a SIGINT that came meanwhile
+    now, in this handler.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return  # (signal handlers belong to the main thread; a test may serve from another one)
+    options = get_current_signal_handlers_options()
+    uninstall_signal_handlers()  # rclpy's handler calls the one it found when installed:
+    signal.signal(signal.SIGINT, _on_sigint)  # this one, once it is installed again below
+    install_signal_handlers(options)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 def uninterrupted(step: Callable[[], object]) -> None:
@@ -119,6 +197,10 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
     each step to its end even if a second SIGINT arrives.  An error ``start`` raises (a node
     that cannot start) is raised on after that clean-up.
 
+    SIGINT asks the process to stop (:func:`listen_for_sigint`); it interrupts ``start`` and the
+    :func:`interruptible` sections only, never a callback half-way (see the module docstring).  An
+    error ``start`` raises after a SIGINT (its rclpy context was shut down under it) is a stop too.
+
     A callback that raises does not end the process (with several arms in it, every arm would
     go): the error is logged naming the node and the callback, at most once per callback and
     error type every 5 s with a count, and spinning goes on.  Only an executor that keeps failing
@@ -140,21 +222,26 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
     """
     sys.setswitchinterval(0.0005)
     compiled.default_mode("batch")
-    executor = make()
+    _stop.clear()
     added: list[tuple[Node, Callable[[], object] | None]] = []
     logger = rclpy.logging.get_logger("bb_robot.serve")
     throttle = WarningThrottle(5.0)
     status = 0
+    made: list[Executor] = []  # (made within the try: a SIGINT right after rclpy.init ends the process quietly)
 
     def add(node: Node, release: Callable[[], object] | None) -> None:
         added.append((node, release))
-        executor.add_node(node)
+        made[0].add_node(node)
 
     try:
-        start(add)
+        with interruptible():
+            listen_for_sigint()  # (inside: a SIGINT held back while the process started is taken here)
+            made.append(make())
+            start(add)
+        executor = made[0]
         failures = quick = 0
         # spin_once in a loop, not spin(): the events executor's spin() does not return on SIGINT.
-        while rclpy.ok():
+        while rclpy.ok() and not _stop.is_set():
             try:
                 wall, cpu = time.perf_counter(), time.thread_time()
                 executor.spin_once(timeout_sec=0.2)
@@ -189,11 +276,17 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
             failures = 0
     except (KeyboardInterrupt, ExternalShutdownException):
         pass
+    except Exception:
+        # A node that failed to start because SIGINT shut rclpy's context down meanwhile (rclpy's
+        # handler runs first, and a call into rcl can fail before ours raises): a stop, not an error.
+        if not (_stop.is_set() or not rclpy.ok()):
+            raise
     finally:
         for node, release in reversed(added):
             if release is not None:
                 uninterrupted(release)
             uninterrupted(node.destroy_node)
-        for step in (executor.shutdown, rclpy.try_shutdown):
-            uninterrupted(step)
+        for executor in made:
+            uninterrupted(executor.shutdown)
+        uninterrupted(rclpy.try_shutdown)
     return status
