@@ -24,7 +24,6 @@ each sample as the core passes it on.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -41,7 +40,7 @@ from std_srvs.srv import SetBool, Trigger
 
 from bb_robot.common.collector import settle_collector
 from bb_robot.common.throttle import WarningThrottle
-from bb_robot.driver.backends.base import Backend, BackendContext, JointSample, backend_class
+from bb_robot.driver.backends.base import Backend, JointSample, backend_class
 from bb_robot.driver.collision_guard import CollisionGuard
 from bb_robot.driver.commands import CommandValidator
 from bb_robot.driver.core import DriverCore
@@ -61,15 +60,15 @@ from bb_robot.driver.servo import Servo
 from bb_robot.driver.skips import SkipWindow, rate_advice
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
+from bb_robot.nodes import driver_startup as startup
 from bb_robot.nodes.driver_action import TrajectoryAction
 from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers, PublishThread
 from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status, settings_from
-from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, serve
+from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, interruptible, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
-from bb_robot.ros.backend_host import RosBackendHost
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
 
 __all__ = [
@@ -231,13 +230,9 @@ class DriverNode(LifecycleNode):
 
     def _autostart(self) -> None:
         timer, self._autostart_timer = self._autostart_timer, None
-        if timer is None:
-            return  # a second call already queued by the executor
-        timer.cancel()
-        if self.trigger_configure() != TransitionCallbackReturn.SUCCESS:
-            self.get_logger().error("autostart: configure failed; the node stays unconfigured")
-        elif self.trigger_activate() != TransitionCallbackReturn.SUCCESS:
-            self.get_logger().error("autostart: activate failed; the node stays inactive")
+        if timer is not None:  # (None: a second call already queued by the executor)
+            timer.cancel()
+            startup.autostart(self)
 
     def _on_description(self, msg: String) -> None:
         changed = self._description is not None and msg.data != self._description
@@ -251,9 +246,13 @@ class DriverNode(LifecycleNode):
     # ------------------------------------------------------------------ lifecycle
     def on_configure(self, state: LifecycleState) -> TransitionCallbackReturn:
         session = self._session = Session()
+        steps = startup.StepTimes("configured")
         try:
-            self._configure(session)
-        except Exception as error:  # noqa: BLE001 - any failure fails the transition, with its reason
+            with interruptible():  # SIGINT: released, the process stops (driver_startup)
+                self._configure(session, steps)
+        except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - any failure fails the transition, with its reason
+            if isinstance(error, KeyboardInterrupt) or startup.stopping(self):
+                return startup.interrupted(self._release)
             text = str(error) if isinstance(error, BbRobotError | OSError | ValueError) else repr(error)
             self.get_logger().error(f"configure failed: {text}")
             self._release()
@@ -265,6 +264,7 @@ class DriverNode(LifecycleNode):
             f"{model.source or 'robot_description topic'}), "
             f"joints {', '.join(model.joints)}, backend '{self._backend_name}'"
         )
+        startup.log_steps(self, steps)
         return TransitionCallbackReturn.SUCCESS
 
     def _wait_for_description(self) -> str:
@@ -286,7 +286,7 @@ class DriverNode(LifecycleNode):
             )
         return self._description
 
-    def _configure(self, session: Session) -> None:
+    def _configure(self, session: Session, steps: startup.StepTimes) -> None:
         if self._backend_class is None:
             raise BackendError(self._backend_error or f"unknown backend '{self._backend_name}'")
         parameters = self._params
@@ -294,7 +294,9 @@ class DriverNode(LifecycleNode):
         if model_file:
             loaded = load_model_file(model_file, parameters.texts("model_dirs"), parameters.text("model_scope"))
         else:
-            loaded = load_model_text(self._wait_for_description())
+            description = self._wait_for_description()
+            steps.lap("robot_description wait")
+            loaded = load_model_text(description)
         for warning in loaded.warnings:
             self.get_logger().warning(warning)
         joints = driven_joints(loaded.robot, parameters.texts("joints"))
@@ -308,26 +310,18 @@ class DriverNode(LifecycleNode):
         session.robot = loaded.robot
         parameters.declare_joint_parameters(joints, loaded.robot, session.declared, session.bound)
         limits = self._effective_limits(session)
-        backend = self._backend_class(
-            BackendContext(
-                robot=session.robot,
-                joint_names=joints,
-                limits=limits,
-                rate=parameters.number("rate"),
-                logger=self.get_logger(),
-                options=parameters.backend_options(self._backend_parameters),
-                model_source=model.source,
-                host=RosBackendHost(self),
-                model_scope=loaded.scope,
-                model_dirs=tuple(parameters.texts("model_dirs")),
-            )
+        steps.lap("model load")
+        backend = session.backend = startup.connect_backend(
+            self, self._backend_class, parameters, self._backend_parameters, session.robot, joints, limits, loaded
         )
-        backend.connect(parameters.number("connect_timeout"))
-        session.backend = backend
         core = session.core = DriverCore(backend, limits, parameters.core_settings(), log=self._log)
+        steps.lap("backend connect")
         if parameters.flag("collision.check"):
             session.guard = parameters.collision_guard(loaded, limits, self._log)
         if session.guard is not None:
+            steps.lap("collision guard", session.guard.build_times)
+            session.guard.prepare()  # its process starts, in parallel with the rest of configure
+            steps.lap("placement kernel")
             core.trajectory_check = session.guard.check_trajectory
             core.command_filter = session.guard.filter
         session.validator = CommandValidator(
@@ -342,22 +336,18 @@ class DriverNode(LifecycleNode):
         guard = session.guard
         check = (lambda command: guard.check_command(command, core.snapshot.sample, core.limits)) if guard else None
         session.commands = CommandInputs(self, prefix, core, session.validator, self._warn, check)
-        namespace = self.get_namespace()
-        session.servo, session.servo_off = make_servo(
-            parameters.value, loaded.robot, limits, session.guard, self._log, namespace
-        )
+        steps.lap("command topics")
+        servo = make_servo(parameters.value, loaded.robot, limits, session.guard, self._log, self.get_namespace())
+        session.servo, session.servo_off = servo
         if session.servo is not None:
             core.servo = session.servo
             session.servo_inputs = ServoInputs(self, core, session.servo, self._warn)
+        steps.lap("servo")
         session.publishers = JointStatePublishers(self, prefix, joints, model.mimic)
         session.services = [
             self.create_service(Trigger, "~/arm", lambda request, response: self._arming("arm", response)),
             self.create_service(Trigger, "~/disarm", lambda request, response: self._arming("disarm", response)),
-            self.create_service(
-                SetBool,
-                "~/set_armed",
-                self._on_set_armed,
-            ),
+            self.create_service(SetBool, "~/set_armed", self._on_set_armed),
             self.create_service(Trigger, "~/reset", lambda request, response: self._arming("reset", response)),
         ]
         session.action = TrajectoryAction(
@@ -369,6 +359,7 @@ class DriverNode(LifecycleNode):
         )
         session.publishers.publish_limits(core.limits)
         self._publish_arm_state(session)
+        steps.lap("publishers and services")
 
     def _effective_limits(self, session: Session) -> JointLimitTable:
         """The model's limits (with its bound parameters), tightened by the ``joint_limits.*`` ones."""
@@ -384,33 +375,38 @@ class DriverNode(LifecycleNode):
         session = self._session
         if session is None or session.core is None:
             return TransitionCallbackReturn.FAILURE
+        steps = startup.StepTimes("active")
         rate = self._params.number("rate")
         priority = int(self._params.number("realtime_priority"))
-        if priority > 0:
-            self._callback_scheduling = executor_thread_scheduling(priority)
-        settle_collector()  # the session's objects out of the collector's full passes
         try:
-            if session.guard is not None:
-                session.guard.start()  # checking before the loop runs: no cycle goes unchecked
-            session.core.start(rate, priority)
-        except Exception as error:  # noqa: BLE001 - reported as a failed transition
+            with interruptible():  # SIGINT: released, the process stops (driver_startup)
+                if priority > 0:
+                    self._callback_scheduling = executor_thread_scheduling(priority)
+                settle_collector()  # the session's objects out of the collector's full passes
+                steps.lap("garbage collection")
+                if session.guard is not None:
+                    session.guard.start()  # checking before the loop runs: no cycle goes unchecked
+                    steps.lap("checker process start")
+                session.core.start(rate, priority)
+                self._start_publish_timer(session)
+                startup.wait_for_loop(session.core)  # (it reports its scheduling as it starts)
+                steps.lap("loop and publishing start")
+        except (Exception, KeyboardInterrupt) as error:  # noqa: BLE001 - reported as a failed transition
+            if isinstance(error, KeyboardInterrupt) or startup.stopping(self):
+                return startup.interrupted(self._release)
             self.get_logger().error(f"activate failed: {error}")
             return TransitionCallbackReturn.FAILURE
-        self._start_publish_timer(session)
         if self._params.flag("auto_arm") and not self.restarts:
             _, text = session.core.arm()
             self.get_logger().info(f"auto_arm: {text}")
         elif self.restarts and session.core.arming.reason == "not armed yet":
             session.core.arming.reason = f"respawned (restart {self.restarts}): call ~/arm"
         self._publish_arm_state(session)
-        for _ in range(100):  # the loop thread reports its scheduling as it starts
-            if session.core.scheduling != "not started":
-                break
-            time.sleep(0.001)
         self.get_logger().info(
             f"active: control loop at {rate:g} Hz ({session.core.scheduling}), joint_states at "
             f"{self._params.number('publish_rate'):g} Hz; {session.core.arming.state.value}"
         )
+        startup.log_steps(self, steps)
         return TransitionCallbackReturn.SUCCESS
 
     def _start_publish_timer(self, session: Session) -> None:
