@@ -17,6 +17,7 @@ failed; 2 wrong usage.
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import os
 import re
@@ -50,6 +51,18 @@ PLAIN_PERIOD = 1.0
 _SERVED = re.compile(r"\] Foxglove: open (ws://\S+) ")
 #: How long the demo goal may take beyond its own duration before it counts as failed.
 GOAL_SLACK = 20.0
+#: How long each stage may take by default (s; ``--timeout``).  Generous, for a slow and busy host
+#: (issue 33): here, at ``scripts/slow-host --cpu 40``, robot_description came 6 s after the start
+#: and the driver answered "active" 5 to 11 s after that (its process start, configure and
+#: activation: one timer callback, during which it answers no lifecycle query); a busy 2-core CI
+#: host took over 10 s.  60 s is five times the slowest seen.  A stage the driver reports as
+#: failed (its autostart's configure or activation) ends at once, so only a hang waits this long.
+DEFAULT_TIMEOUT = 60.0
+#: The driver's log lines that end a stage at once: ``(stage, text after the logger's name)``.
+_DRIVER_FAILED = {
+    "driver configured": "autostart: configure failed",
+    "driver active": "autostart: activate failed",
+}
 #: Fast DDS profile in bb_robot's config/ for quick discovery at start-up.
 DISCOVERY_PROFILE = "fastdds_discovery.xml"
 #: GoalStatus.STATUS_SUCCEEDED.
@@ -125,7 +138,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument("--duration", type=float, metavar="S", help="shut down S seconds after the system is up")
     parser.add_argument("--picture", metavar="FILE", help="draw the robot at its final pose (PNG, SVG, PDF)")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, metavar="S", help="seconds each stage may take (default 10)"
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="S",
+        help=f"seconds each stage may take (default {DEFAULT_TIMEOUT:g}: enough for a slow, busy host)",
     )
     parser.set_defaults(handler=run)
 
@@ -185,9 +202,11 @@ def _signals_to(stop: threading.Event) -> Iterator[None]:
             signal.signal(sig, handler)
 
 
-def _wait(run: _Run, done: Callable[[], bool], timeout: float, stage: str) -> bool:
+def _wait(
+    run: _Run, done: Callable[[], bool], timeout: float, stage: str, failed: Callable[[], str | None] = lambda: None
+) -> bool:
     """Poll until ``done()`` (True), a signal or the timeout (False). Raises :class:`StageFailed`
-    when the launch ends first."""
+    when the launch ends first, or when ``failed()`` says why the stage cannot complete."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if done():
@@ -200,6 +219,9 @@ def _wait(run: _Run, done: Callable[[], bool], timeout: float, stage: str) -> bo
             raise StageFailed(
                 f"{stage}: the launch ended (exit status {run.process.process.returncode}) before it: {errors}"
             )
+        reason = failed()
+        if reason:
+            raise StageFailed(_explain(run, reason))
         run.process.watch()
         time.sleep(0.05)
     return done()
@@ -210,10 +232,18 @@ def _explain(run: _Run, what: str) -> str:
     return what + (f" (launch output: {' | '.join(e.strip() for e in errors)})" if errors else "")
 
 
-def _stage(run: _Run, done: Callable[[], bool], timeout: float, stage: str, why: Callable[[], str]) -> bool:
+def _stage(
+    run: _Run,
+    done: Callable[[], bool],
+    timeout: float,
+    stage: str,
+    why: Callable[[], str],
+    failed: Callable[[], str | None] = lambda: None,
+) -> bool:
     """Wait for one stage: True when done, False when stopped by a signal; raises
-    :class:`StageFailed` with ``why()`` (and the launch's last errors) when it times out."""
-    if _wait(run, done, timeout, stage):
+    :class:`StageFailed` with ``why()`` (and the launch's last errors) when it times out, or with
+    ``failed()``'s reason as soon as it gives one."""
+    if _wait(run, done, timeout, stage, failed):
         return True
     if run.stop.is_set():
         return False
@@ -259,6 +289,21 @@ def _view_takes(run: _Run, topic: str, timeout: float) -> bool:
     )
 
 
+def _driver_failed(
+    run: _Run, logger: str, stage: str, why: Callable[[float], str], started: float
+) -> Callable[[], str | None]:
+    """Why ``stage`` cannot complete, as soon as the driver (logger name ``logger``: its namespace and
+    name, dotted) says so in the launch output (``None`` until then, and for a stage it does not report)."""
+    line = _DRIVER_FAILED.get(stage)
+
+    def failed() -> str | None:
+        if line is None or f"[{logger}]: {line}" not in run.process.log():
+            return None
+        return f"{why(time.monotonic() - started)}: {line}"
+
+    return failed
+
+
 def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> bool:
     """The stages of the robot in ``namespace``; False when stopped by a signal."""
     robot = run.plan.robot
@@ -269,35 +314,39 @@ def _bring_up_robot(run: _Run, namespace: str, timeout: float, arm: bool) -> boo
     def view() -> RobotView:
         return run.views()[namespace]
 
-    # (stage, done, why it failed, what to print when done)
-    stages: tuple[tuple[str, Callable[[], bool], Callable[[], str], str], ...] = (
+    # (stage, done, why it failed after so many seconds, what to print when done)
+    stages: tuple[tuple[str, Callable[[], bool], Callable[[float], str], str], ...] = (
         (
             "robot_description",
             lambda: view().description_at is not None,
-            lambda: f"no robot_description on {ns}/robot_description after {timeout:g} s",
+            lambda seconds: f"no robot_description on {ns}/robot_description after {seconds:.0f} s",
             f"robot_description published: '{robot.name}', {len(robot.links)} links, {len(robot.joints)} joints",
         ),
         (
             "driver configured",
             lambda: view().configured_at is not None,
-            lambda: f"driver {driver} still {view().lifecycle} after {timeout:g} s, not configured",
+            lambda seconds: f"driver {driver} still {view().lifecycle} after {seconds:.0f} s, not configured",
             "driver configured",
         ),
         (
             "driver active",
             lambda: view().active_at is not None,
-            lambda: f"driver {driver} {view().lifecycle} after {timeout:g} s, not active",
+            lambda seconds: f"driver {driver} {view().lifecycle} after {seconds:.0f} s, not active",
             "driver active",
         ),
         (
             "first /tf",
             lambda: view().first_tf_at is not None,
-            lambda: f"no /tf of {robot.name} after {timeout:g} s: the description node gets no {ns}/joint_states?",
+            lambda seconds: (
+                f"no /tf of {robot.name} after {seconds:.0f} s: the description node gets no {ns}/joint_states?"
+            ),
             "first /tf received",
         ),
     )
+    logger = ".".join([*namespace.split("/"), "driver"]) if namespace else "driver"
     for stage, done, why, done_text in stages:
-        if not _stage(run, done, timeout, stage, why):
+        failed = _driver_failed(run, logger, stage, why, time.monotonic())
+        if not _stage(run, done, timeout, stage, functools.partial(why, timeout), failed):
             return False
         run.say(label + done_text)
     if arm and view().arm_state != "armed":
@@ -458,6 +507,7 @@ def run(args: argparse.Namespace) -> int:
     start = time.monotonic()
     with _signals_to(stop):
         process = BringupProcess(plan.launch_arguments)
+        print(f"  launch output: {process.log_path}", flush=True)
         from bb_robot.nodes.up_client import UpClient  # the node layer (rclpy)
 
         client = UpClient(plan.robots)

@@ -141,7 +141,9 @@ class CartesianDemo:
         outcome = self.outcome
         deadline = time.monotonic() + SLACK
         while (state := self._positions()) is None:
-            if time.monotonic() > deadline or self.stop.is_set():
+            if self.stop.is_set():
+                return None  # interrupted: not an outcome (bb-robot up says so and exits 0)
+            if time.monotonic() > deadline:
                 return self._end(False, f"no joint states of the chain's joints {list(self.chain.joint_names)}")
             time.sleep(0.05)
         outcome.phase = "finding the ready pose"
@@ -158,6 +160,8 @@ class CartesianDemo:
         deadline = time.monotonic() + point.time + SLACK
         while not goal.done and time.monotonic() < deadline and not self.stop.is_set():
             time.sleep(0.05)
+        if self.stop.is_set():
+            return None
         if not goal.done or goal.status != 4 or goal.error_code != 0:
             reason = goal.rejected_reason or goal.error_string or ("no result" if not goal.done else "")
             return self._end(False, f"the move to the ready pose failed: {reason} (status {goal.status})")
@@ -175,7 +179,7 @@ class CartesianDemo:
             self.say(f"{self.label}drawing a {size}{again} (~/pose_commands)")
             deviations, timing = self._turn(circle)
             if self.stop.is_set():
-                return self._end(False, "interrupted")
+                return None
             if not deviations:
                 return self._end(False, "no joint states while drawing the circle")
             pause = timing.pause()

@@ -2,8 +2,15 @@
 
 It runs in a session of its own, so a Ctrl-C in the terminal reaches ``bb-robot up`` only, which
 then shuts the launch down with SIGINT (launch's clean shutdown: every node is signalled and
-waited for).  Every process seen below it is remembered, and any still running after the launch
-has ended is terminated, so that nothing is left behind.
+waited for).  It starts with SIGINT blocked, which it unblocks once it can take it
+(:mod:`bb_robot.nodes.bringup_launch`): a Ctrl-C right after the start is not lost, and does not
+end the interpreter while it imports, with a traceback.  For the same reason the SIGINT waits
+(:data:`NODE_START_TIMEOUT` at most) until every node the launch started has initialised ROS:
+before that, a Python node is still importing its modules, and a SIGINT would end it with a
+``KeyboardInterrupt`` traceback; after it, the node's own handler ends it cleanly, also in the
+middle of starting (docs/bringup.md, "Shutting down").  Every process seen below it is
+remembered, and any still running after the launch has ended is terminated, so that nothing is
+left behind.
 """
 
 from __future__ import annotations
@@ -13,6 +20,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +29,21 @@ import psutil  # type: ignore[import-untyped]
 
 #: The module that runs launch/bringup.launch.py through launch's LaunchService.
 RUNNER = "bb_robot.nodes.bringup_launch"
+#: How long :meth:`BringupProcess.stop` waits for a node still starting (its interpreter's imports:
+#: seconds on a slow host) before it sends SIGINT anyway.
+NODE_START_TIMEOUT = 30.0
+
+
+def handles_sigterm(pid: int) -> bool:
+    """Whether process ``pid`` catches SIGTERM (``/proc/<pid>/status``), which a ROS node does once it has
+    initialised ROS (rclpy and rclcpp install their handler then; Python does not by itself).  True for a
+    process that is gone."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return True
+    caught = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
+    return bool(int(caught, 16) >> (signal.SIGTERM - 1) & 1)
 
 
 class BringupProcess:
@@ -33,9 +56,13 @@ class BringupProcess:
         child_env = dict(os.environ if env is None else env)
         child_env["RCUTILS_LOGGING_BUFFERED_STREAM"] = "0"
         child_env["PYTHONUNBUFFERED"] = "1"
-        self.process = subprocess.Popen(
-            command, stdout=self._log, stderr=subprocess.STDOUT, env=child_env, start_new_session=True
-        )
+        blocked = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})  # the child's mask (see above)
+        try:
+            self.process = subprocess.Popen(
+                command, stdout=self._log, stderr=subprocess.STDOUT, env=child_env, start_new_session=True
+            )
+        finally:
+            signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         self.seen: dict[int, float] = {}  # pid → its create_time (a reused pid is another process)
         self.watch()
 
@@ -85,6 +112,25 @@ class BringupProcess:
                 found[namespace.strip("/")] = process.pid
         return found
 
+    def starting_nodes(self) -> list[int]:
+        """The ROS node processes below the launch (``__node:=`` on their command line) that have not
+        initialised ROS yet (:func:`handles_sigterm`)."""
+        try:
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.Error:
+            return []
+        starting = []
+        for process in children:
+            try:
+                if process.status() != psutil.STATUS_ZOMBIE and any(
+                    argument.startswith("__node:=") for argument in process.cmdline()
+                ):
+                    if not handles_sigterm(process.pid):
+                        starting.append(process.pid)
+            except psutil.Error:
+                continue
+        return starting
+
     def alive_children(self) -> list[psutil.Process]:
         """Processes seen below the launch (or the launch itself) that are still running."""
         alive = []
@@ -104,6 +150,10 @@ class BringupProcess:
             The pids that had to be terminated or killed after the launch ended (empty when the
             shutdown was clean).
         """
+        self.watch()
+        deadline = time.monotonic() + NODE_START_TIMEOUT
+        while self.running() and self.starting_nodes() and time.monotonic() < deadline:
+            time.sleep(0.05)  # (see the module docstring)
         self.watch()
         if self.running():
             self.process.send_signal(signal.SIGINT)
