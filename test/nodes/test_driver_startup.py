@@ -68,6 +68,9 @@ executor.listen_for_sigint()
 os.kill(os.getpid(), signal.SIGINT)  # outside a section: asks to stop, raises nothing
 for _ in range(1000):
     pass
+deadline = time.monotonic() + 30  # rclpy's handler shuts its context down from a thread of its own
+while rclpy.ok() and time.monotonic() < deadline:
+    time.sleep(0.01)
 print("outside:", executor.stop_requested(), rclpy.ok(), flush=True)
 executor._stop.clear()
 try:
