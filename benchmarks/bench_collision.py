@@ -212,6 +212,7 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> tuple[list[str], 
         settings = GuardSettings(slowdown_distance=0.08, stop_distance=0.02)
         guard = build_guard(loaded, joints, settings, 500.0, world=world, velocity_limits=limits.velocity)
         assert guard is not None
+        guard.prepare()  # as the driver node does at configure: the checker spawned, the placement kernel loaded
         core.trajectory_check, core.command_filter = guard.check_trajectory, guard.filter
     validator = CommandValidator(limits, backend.capabilities.modes, backend="sim")
     settle_collector()  # as the driver node does at activation

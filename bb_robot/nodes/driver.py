@@ -610,7 +610,8 @@ class DriverNode(LifecycleNode):
             if snapshot.sample is not None and snapshot.all_seen:
                 publishers.publish_sample(snapshot.sample, snapshot.stale)
         except Exception as error:  # noqa: BLE001 - publishing must not take the node down
-            self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
+            if self.context.ok():  # (a SIGINT shut the context down before the thread stopped: no fault)
+                self._warn(("publish", repr(error)), f"failed to publish the joint state: {error!r}")
 
     def _on_sample(self, sample: JointSample, all_seen: bool, stale: tuple[str, ...]) -> None:
         """``publish_rate`` 0: a new sample from the core (the backend's or the loop's thread)."""
