@@ -9,6 +9,7 @@ demo succeeded.  ``bench_driver --slow-host`` and ``bench_servo --slow-host`` re
 
 from __future__ import annotations
 
+import argparse
 import json
 import os
 import subprocess
@@ -177,3 +178,24 @@ def run_section(demo: str, cpu: int, title: str) -> str:
             gaps = ", ".join(f"{g * 1e3:.0f} ms at {t:.1f} s" for t, g in run.long_gaps[:5])
             lines += ["", f"Gaps over 50 ms in {run.label}: {gaps} (seconds after the first joint state)."]
     return "\n".join(lines)
+
+
+def add_slow_host_option(parser: argparse.ArgumentParser, demo: str) -> None:
+    """A benchmark's ``--slow-host CPU`` option: instead of its own runs, :func:`slow_host_main`."""
+    parser.add_argument(
+        "--slow-host",
+        type=int,
+        metavar="CPU",
+        help=f"instead: `bb-robot up {demo}` under scripts/slow-host --cpu CPU (root), its stamp gaps",
+    )
+
+
+def slow_host_main(demo: str, cpu: int, title: str, section: str, write: bool) -> int:
+    """Run :func:`run_section`, print it and (``write``) put it in its section of docs/benchmarks.md."""
+    import _common
+
+    text = run_section(demo, cpu, title)
+    print(text)
+    if write:
+        print(f"wrote {_common.rewrite_doc_section(section, text)}")
+    return 0

@@ -40,6 +40,7 @@ from typing import Any
 
 import _common
 import _driver_process
+import _streams
 import numpy as np
 
 HERE = Path(__file__).resolve().parent
@@ -262,22 +263,10 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="10 s runs instead of 60 s / 20 s")
     parser.add_argument("--no-doc", action="store_true", help="print the report, do not rewrite docs/benchmarks.md")
-    parser.add_argument(
-        "--slow-host",
-        type=int,
-        metavar="CPU",
-        help="instead: `bb-robot up --demo` under scripts/slow-host --cpu CPU (root), its stamp gaps (section "
-        f"{SLOW_SECTION})",
-    )
+    _streams.add_slow_host_option(parser, "--demo")
     args = parser.parse_args()
     if args.slow_host is not None:
-        import _streams
-
-        text = _streams.run_section("--demo", args.slow_host, SLOW_TITLE)
-        print(text)
-        if not args.no_doc:
-            print(f"wrote {_common.rewrite_doc_section(SLOW_SECTION, text)}")
-        return 0
+        return _streams.slow_host_main("--demo", args.slow_host, SLOW_TITLE, SLOW_SECTION, write=not args.no_doc)
     long, short = (12.0, 8.0) if args.quick else (60.0, 20.0)
     runs = [
         Run("500 Hz, 60 s" if not args.quick else "500 Hz", 500.0, long),

@@ -40,6 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import _common  # noqa: E402
+import _streams  # noqa: E402
 
 from bb_robot.driver import limits as L  # noqa: E402
 from bb_robot.driver.backends.base import BackendCommand, BackendContext  # noqa: E402
@@ -255,21 +256,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer cycles, a smoke test")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
-    parser.add_argument(
-        "--slow-host",
-        type=int,
-        metavar="CPU",
-        help="instead: `bb-robot up --demo-cartesian` under scripts/slow-host --cpu CPU (root), its stamp gaps",
-    )
+    _streams.add_slow_host_option(parser, "--demo-cartesian")
     args = parser.parse_args(argv)
     if args.slow_host is not None:
-        import _streams
-
-        text = _streams.run_section("--demo-cartesian", args.slow_host, SLOW_TITLE)
-        print(text)
-        if not args.no_docs:
-            print(f"wrote {_common.rewrite_doc_section(SLOW_SECTION, text)}")
-        return 0
+        return _streams.slow_host_main(
+            "--demo-cartesian", args.slow_host, SLOW_TITLE, SLOW_SECTION, write=not args.no_docs
+        )
     load_start = _common.load_average()
     cycles, rounds = (200, 3) if args.quick else (1000, 7)
     on, off = cpu_per_cycle(cycles, rounds)
