@@ -40,6 +40,9 @@ def test_joint_states_flow_while_the_executor_never_spins(probe: Probe) -> None:
             Parameter("model", value=str(bundled_model())),
             Parameter("autostart", value=False),
             Parameter("publish_rate", value=100.0),
+            # No real-time scheduling: activation would put the calling thread, this test process's
+            # main thread, at real-time priority 1 for the rest of the session.
+            Parameter("realtime_priority", value=0),
         ],
     )
     try:
