@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -59,8 +60,6 @@ def main(argv: list[str]) -> int:
     started = time.monotonic()
     child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     output: list[str] = []
-    import threading
-
     reader = threading.Thread(target=lambda: output.extend(child.stdout or ()), daemon=True)
     reader.start()
     while child.poll() is None:
