@@ -63,13 +63,40 @@ def libsdformat(tmp_path_factory: pytest.TempPathFactory) -> Libsdformat:
         pytest.skip(f"libsdformat 12 reference unavailable: {unavailable}")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Mark the tests of the Jazzy profile (``helpers.ros_distro.JAZZY_PROFILE_GLOBS``) ``jazzy_profile``."""
-    from helpers.ros_distro import in_jazzy_profile
+def pytest_addoption(parser: pytest.Parser) -> None:
+    from helpers.test_parts import PARTS
 
+    parser.addoption(
+        "--part",
+        choices=PARTS,
+        default="all",
+        help="run only the tests that may run side by side (parallel: scripts/test spreads them over the "
+        "cores with pytest-xdist), only those that run real processes one at a time (serial), or all "
+        "(test/helpers/test_parts.py)",
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark the tests of the Jazzy profile (``helpers.ros_distro.JAZZY_PROFILE_GLOBS``) ``jazzy_profile``,
+    and keep only the tests of ``--part`` (``helpers.test_parts``)."""
+    from helpers.ros_distro import in_jazzy_profile
+    from helpers.test_parts import is_serial
+
+    test_dir = REPO_ROOT / "test"
     for item in items:
-        if in_jazzy_profile(Path(str(item.path)), REPO_ROOT / "test"):
+        if in_jazzy_profile(Path(str(item.path)), test_dir):
             item.add_marker(pytest.mark.jazzy_profile)
+    part = config.getoption("--part")
+    if part == "all":
+        return
+    keep, drop = [], []
+    for item in items:
+        module = item.module if isinstance(item, pytest.Function) else None
+        serial = is_serial(Path(str(item.path)), test_dir, module)
+        (keep if serial == (part == "serial") else drop).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
 
 
 # ----------------------------------------------------------------------------------- strict CI
