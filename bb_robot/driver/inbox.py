@@ -70,7 +70,9 @@ class ServoInput:
     ``kind`` is ``"twist"`` (``values``: linear then angular velocity in ``frame``'s axes, of
     the tip point), ``"pose"`` (``values``: the 4x4 target in ``frame``) or ``"stop"`` (decelerate
     to a stop; ``frame`` holds the reason).  ``frame`` is a link name of the robot.  ``stamp_ns``
-    is the message's header stamp (0: none), whose differences time a stream of poses.
+    is the message's header stamp (0: none), whose differences time a stream of poses;
+    ``clock_ns`` the driver's ROS clock when it arrived (0: unknown), against which the servo
+    judges whether the stamp is plausible (:func:`bb_robot.driver.servo_inputs.stamp_origin`).
     """
 
     kind: str
@@ -79,6 +81,7 @@ class ServoInput:
     received_ns: int
     source: str
     stamp_ns: int = 0
+    clock_ns: int = 0
 
 
 InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot | ServoInput

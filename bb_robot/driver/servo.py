@@ -16,8 +16,10 @@ Each cycle:
    tool pose to a reference pose that advances with the motion actually commanded: what the
    linearisation, tracking lag or a sagging joint lose is caught up, so the tool does not drift.
    A pose: a speed towards the target from the measured pose, ``min(max, sqrt(2 a d), gain d)``
-   for the distance and the angle each.  No input, a stale twist (older than
-   ``command_timeout``) or a rejected message: zero.
+   for the distance and the angle each; a stream of poses adds its own motion and carries its
+   last pose forward from its ``header.stamp`` where plausible, else from its arrival
+   (:func:`~bb_robot.driver.servo_inputs.stamp_origin`).  No input, a stale twist or a silent
+   stream of poses (none for ``command_timeout``), or a rejected message: zero.
 2. The wanted velocity changes by at most the tool accelerations per cycle.
 3. **Joint velocities**: damped least squares on the Jacobian at the setpoint (all six rows;
    with fewer than six joints the three linear rows: position only, in the least-squares sense).
@@ -36,9 +38,11 @@ Each cycle:
    and their change within the acceleration limits (``max_joint_acceleration`` where a joint
    has none) by scaling the change together; then the position target advances by one period.
 
-A twist stopped (stale, rejected) decelerates within the same limits; once still, the joints
-are handed back to the core to hold where they stopped.  A joint command or trajectory on any
-of the chain's joints takes them over at once (the core's modes say who drives them).
+A twist or a stream of poses stopped (stale or silent, rejected) decelerates within the same
+limits, never back towards the last pose received; once still, the joints are handed back to the
+core to hold where they stopped.  A single pose is a target: it is reached and held.  A joint
+command or trajectory on any of the chain's joints takes them over at once (the core's modes say
+who drives them).
 
 The steps' arithmetic is :mod:`bb_robot.driver.servo_math`'s.  Where numba runs, a cycle is one
 compiled call with its own forward kinematics (:func:`load_kernel`); else the same steps run
@@ -63,7 +67,7 @@ from bb_robot.driver.commands import CommandMode
 from bb_robot.driver.errors import INVALID_GOAL
 from bb_robot.driver.inbox import ServoInput
 from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.servo_inputs import FrameNames, ServoError, ServoSettings
+from bb_robot.driver.servo_inputs import FrameNames, ServoError, ServoSettings, stamp_origin
 from bb_robot.driver.setpoints import SERVO, Setpoints
 from bb_robot.driver.staleness import StaleWatch
 from bb_robot.driver.tolerances import Outcome
@@ -115,6 +119,8 @@ class ServoStatus:
         scale: the speed scale applied in the last cycle (0 to 1).
         singularity: the singularity measure at the setpoint.
         position_only: the chain has fewer than six joints (it tracks the position only).
+        stamps_rejected: poses whose ``header.stamp`` was not plausible
+            (:func:`~bb_robot.driver.servo_inputs.stamp_origin`), carried forward from their arrival.
     """
 
     state: str
@@ -123,6 +129,7 @@ class ServoStatus:
     scale: float
     singularity: float
     position_only: bool
+    stamps_rejected: int = 0
 
 
 def build_chain(robot: Robot, tip: str, joint_names: Sequence[str]) -> SerialManipulator:
@@ -202,8 +209,16 @@ class Servo:
         self._q, self._qd, self._twist = self._state[:n], self._state[n : 2 * n], self._state[2 * n : 2 * n + 6]
         #: The smoothed feedback part of the tool velocity (:meth:`_ramp`).
         self._smoothed = self._state[2 * n + 6 : 2 * n + 12]
-        #: The velocity of the pose stream being tracked (base axes; zero for a single pose).
-        self._target_velocity = np.zeros(6)
+        #: The motion of the pose stream being tracked (:func:`~bb_robot.driver.servo_math.stream_motion`;
+        #: zero for a single pose), and its last chord (velocity, seconds; none: ``(zeros, 0.0)``).
+        self._stream = np.zeros(12)
+        self._chord: tuple[FloatArray, float] = (np.zeros(6), 0.0)
+        #: Whether the pose input is one of a stream (stopped, not held, when the stream falls silent).
+        self._streaming = False
+        #: When the pose input held on the monotonic clock (its plausible stamp, else its arrival).
+        self._origin_ns = 0
+        #: Poses whose stamp was not plausible, and why the last one's was not ("": it was).
+        self._stamps_rejected, self._stamp_rejected = 0, ""
         #: The twist's reference pose (base frame); ``[3, 3]`` is 0 while there is none.
         self._reference = self._state[2 * n + 12 :].reshape(4, 4)
         #: The twist frame's index among the chain's compiled frames (-1: the base, or off the chain).
@@ -236,7 +251,7 @@ class Servo:
         try:
             self._kernel(
                 *self._program, -1, self._work, state[:n].copy(), self.indices, np.zeros(n), np.zeros(n), state,
-                self._limits, sm.TWIST, self._eye3, np.zeros(6), self._eye, np.zeros(6), 0.0, self.rows,
+                self._limits, sm.TWIST, self._eye3, np.zeros(6), self._eye, np.zeros(12), 0.0, self.rows,
                 self.reach, 1.0, 0.002, self._s, np.zeros(4),
             )  # fmt: skip
         except Exception as error:  # noqa: BLE001 - numba fails in many ways; the numpy path still works
@@ -270,7 +285,7 @@ class Servo:
     def status(self) -> ServoStatus:
         """The state of the last cycle (any thread)."""
         state, reason, mode, scale, measure = self._last
-        return ServoStatus(state, reason, mode, scale, measure, self.position_only)
+        return ServoStatus(state, reason, mode, scale, measure, self.position_only, self._stamps_rejected)
 
     @property
     def compiled(self) -> bool:
@@ -311,12 +326,12 @@ class Servo:
             self._start(setpoints, sample)
         if message.kind == "pose":
             target = self._frame_pose(message.frame, self._q) @ message.values
-            fixed = message.frame == self.chain.base_link  # a target in a moving frame has no stream velocity
-            message = ServoInput(
-                "pose", self.chain.base_link, np.array(target, dtype=float), message.received_ns, message.source,
-                message.stamp_ns,
-            )  # fmt: skip
-            self._target_velocity = self._stream_velocity(message) if fixed else np.zeros(6)
+            fixed = message.frame == self.chain.base_link  # a target in a moving frame is not a stream
+            message = replace(message, frame=self.chain.base_link, values=np.array(target, dtype=float))
+            motion = self._stream_motion(message) if fixed else None
+            self._streaming = motion is not None
+            self._stream = motion if motion is not None else np.zeros(12)
+            self._origin_ns = self._origin(message)
         else:
             values = message.values  # of the compiled cycle's type (float64, contiguous, writeable), whoever made it
             if not (values.dtype == np.float64 and values.flags.c_contiguous and values.flags.writeable):
@@ -328,23 +343,41 @@ class Servo:
         self._stop_reason = ""
         return preempts
 
-    def _stream_velocity(self, message: ServoInput) -> FloatArray:
-        """The velocity of a stream of poses: from the previous pose to this one over their stamps.
+    def _stream_motion(self, message: ServoInput) -> FloatArray | None:
+        """The motion of a stream of poses (:func:`~bb_robot.driver.servo_math.stream_motion`) at this pose.
 
-        Timed by the header stamps where both have one (their arrival jitters), else by the
-        arrival times; none when the two are further apart than ``command_timeout`` (not a stream).
+        Its chords are timed by the header stamps where both poses have one (their arrival
+        jitters), else by the arrival times; ``None`` when this pose and the previous one are
+        further apart than ``command_timeout`` (not a stream).
         """
-        previous = self._input
+        previous, before = self._input, self._chord
+        self._chord = (before[0], 0.0)
         if previous is None or previous.kind != "pose":
-            return np.zeros(6)
+            return None
         if message.stamp_ns and previous.stamp_ns:
             elapsed = (message.stamp_ns - previous.stamp_ns) * 1e-9
         else:
             elapsed = (message.received_ns - previous.received_ns) * 1e-9
         if not 0.0 < elapsed <= self.settings.command_timeout:
-            return np.zeros(6)
-        velocity = sm.pose_error(message.values, previous.values) / elapsed
-        return velocity * sm.speed_factor(velocity, self._s)
+            return None
+        chord = sm.pose_error(message.values, previous.values) / elapsed
+        self._chord = (chord, elapsed)
+        return sm.stream_motion(chord, elapsed, before[0], before[1] if self._streaming else 0.0, self._s)
+
+    def _origin(self, message: ServoInput) -> int:
+        """When a pose held (:func:`~bb_robot.driver.servo_inputs.stamp_origin`); a stamp not used is
+        counted, and logged when it follows one used."""
+        origin, rejected = stamp_origin(message)
+        if rejected:
+            self._stamps_rejected += 1
+            if not self._stamp_rejected:
+                self._log(
+                    "warning",
+                    f"servo: the stamp of a pose on {message.source} not used ({rejected}): poses are carried "
+                    "forward from their arrival while their stamps are not plausible",
+                )
+        self._stamp_rejected = rejected
+        return origin
 
     def _start(self, setpoints: Setpoints, sample: JointSample) -> None:
         """Take the chain's joints over where they are commanded now (no jump)."""
@@ -443,7 +476,7 @@ class Servo:
                 rotation,
                 values,
                 target,
-                self._target_velocity,
+                self._stream,
                 since,
                 self.rows,
                 self.reach,
@@ -490,19 +523,24 @@ class Servo:
     def _cycle_input(self, now: int) -> tuple[int, FloatArray, FloatArray, float, int, FloatArray]:
         """This cycle's input for :mod:`~bb_robot.driver.servo_math`: mode, twist, pose, age, twist frame.
 
-        A twist older than ``command_timeout`` stops the servo here (it then decelerates).  The
-        twist frame is an index among the chain's compiled frames, or -1 with its orientation.
+        A twist, or the last pose of a stream, older than ``command_timeout`` stops the servo here
+        (it then decelerates where the tool is).  A pose's age is counted from when it held
+        (:meth:`_origin`).  The twist frame is an index among the chain's compiled frames, or -1
+        with its orientation.
         """
         message = self._input
-        settings = self.settings
-        timeout = settings.command_timeout
-        if message is not None and message.kind == "twist" and now - message.received_ns > timeout * 1e9:
-            self._stop(f"the twist on {message.source} is stale (none for {settings.command_timeout:g} s)")
-            message = None
+        timeout = self.settings.command_timeout
+        if message is not None and now - message.received_ns > timeout * 1e9:
+            if message.kind == "twist":
+                self._stop(f"the twist on {message.source} is stale (none for {timeout:g} s)")
+                message = None
+            elif self._streaming:
+                self._stop(f"the pose stream on {message.source} fell silent (none for {timeout:g} s)")
+                message = None
         if message is None:
             return sm.NO_INPUT, self._none, self._eye, 0.0, -1, self._eye3
         if message.kind == "pose":
-            return sm.POSE, self._none, message.values, (now - message.received_ns) * 1e-9, -1, self._eye3
+            return sm.POSE, self._none, message.values, (now - self._origin_ns) * 1e-9, -1, self._eye3
         if self._frame < 0 and message.frame != self.chain.base_link:  # a link off the chain: in Python
             rotation = np.ascontiguousarray(self._frame_pose(message.frame, self._q)[:3, :3])
             return sm.TWIST, message.values, self._eye, 0.0, -1, rotation
@@ -530,7 +568,7 @@ class Servo:
             rotation,
             values,
             target,
-            self._target_velocity,
+            self._stream,
             since,
             self._reference,
             self._smoothed,

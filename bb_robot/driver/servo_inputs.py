@@ -25,6 +25,9 @@ FloatArray = npt.NDArray[np.float64]
 
 #: A twist faster than this many times the maximum speed is rejected (a slower one is scaled down).
 REJECT_FACTOR = 10.0
+#: A pose's ``header.stamp`` is plausible when at most this old (s) on the driver's ROS clock, and
+#: not in the future (:func:`stamp_origin`).
+MAX_STAMP_AGE = 0.5
 
 
 class ServoError(DriverError):
@@ -46,7 +49,8 @@ class ServoSettings:
         max_linear_acceleration: how fast the tool point's velocity changes (m/s²).
         max_angular_acceleration: how fast the tool's angular velocity changes (rad/s²).
         max_joint_acceleration: a joint's acceleration where its limits give none (rad/s² or m/s²).
-        command_timeout: a twist older than this (s) is stale: the tool decelerates to a stop.
+        command_timeout: a twist older than this (s) is stale, and a stream of poses silent for longer
+            has fallen silent: the tool decelerates to a stop where it is.
         singularity_slowdown: below this measure (the Jacobian's inverse condition number) motion slows.
         singularity_stop: at or below this measure motion towards the singularity stops.
         joint_limit_margin: inside this distance of a joint's command range, motion towards it slows.
@@ -102,7 +106,14 @@ SERVO_PARAMETERS: tuple[ParameterSpec, ...] = (
     _spec(
         "max_joint_acceleration", 5.0, "A joint's acceleration where its limits give none (rad/s^2, m/s^2).", 0.001, 1e4
     ),
-    _spec("command_timeout", 0.1, "A twist older than this (s) is stale: the tool decelerates to a stop.", 0.001, 10.0),
+    _spec(
+        "command_timeout",
+        0.1,
+        "A twist older than this (s), or a stream of poses silent for longer: the tool decelerates to a stop "
+        "where it is.",
+        0.001,
+        10.0,
+    ),
     _spec(
         "singularity_slowdown",
         0.06,
@@ -233,6 +244,7 @@ def check_pose(
     orientation: Sequence[float],
     received_ns: int,
     stamp_ns: int = 0,
+    clock_ns: int = 0,
 ) -> ServoInput:
     """A checked pose target for the loop.
 
@@ -243,7 +255,10 @@ def check_pose(
         position: ``pose.position`` (m, in ``frame``).
         orientation: ``pose.orientation`` as x, y, z, w (normalised here).
         received_ns: when it arrived (monotonic ns).
-        stamp_ns: ``header.stamp`` (ns; 0: not stamped): a stream's velocity is timed by it.
+        stamp_ns: ``header.stamp`` (ns; 0: not stamped): a stream's velocity is timed by it, and
+            the pose carried forward from it where it is plausible (:func:`stamp_origin`).
+        clock_ns: the driver's ROS clock when it arrived (ns; ``/clock`` under ``use_sim_time``;
+            0: unknown, and a stamp is then not plausible).
 
     Returns:
         The input (its values: the 4x4 target pose in ``frame``).
@@ -265,7 +280,32 @@ def check_pose(
         [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
     ]
     pose[:3, 3] = p
-    return ServoInput("pose", link, pose, received_ns, topic, stamp_ns)
+    return ServoInput("pose", link, pose, received_ns, topic, stamp_ns, clock_ns)
+
+
+def stamp_origin(message: ServoInput) -> tuple[int, str]:
+    """When a pose held, on the driver's monotonic clock: its stamp where plausible, else its arrival.
+
+    A stamp is plausible when it is at most :data:`MAX_STAMP_AGE` before the driver's ROS clock
+    at the pose's arrival and not after it; its age then dates the pose back from its arrival.
+
+    Args:
+        message: a checked pose (:func:`check_pose`).
+
+    Returns:
+        ``(origin_ns, rejected)``: the time on the monotonic clock the pose is carried forward
+        from, and why its stamp was not used (``""``: it was, or the pose has none).
+    """
+    if not message.stamp_ns:
+        return message.received_ns, ""
+    age = message.clock_ns - message.stamp_ns
+    if not message.clock_ns:
+        return message.received_ns, "the driver's clock is not known yet"
+    if age < 0:
+        return message.received_ns, f"header.stamp is {-age * 1e-9:.3f} s ahead of the driver's clock"
+    if age > MAX_STAMP_AGE * 1e9:
+        return message.received_ns, f"header.stamp is {age * 1e-9:.3f} s old (at most {MAX_STAMP_AGE:g} s)"
+    return message.received_ns - age, ""
 
 
 def stop_input(topic: str, reason: str, received_ns: int) -> ServoInput:

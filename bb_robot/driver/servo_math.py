@@ -157,11 +157,46 @@ def pose_error(target: FloatArray, current: FloatArray) -> FloatArray:
     return error
 
 
+def within(x: FloatArray, linear: float, angular: float) -> float:
+    """The factor (at most 1) that brings the linear and angular parts of ``x`` (6) within the two bounds."""
+    return 1.0 / max(norm(x[:3]) / linear, norm(x[3:]) / angular, 1.0)
+
+
 def speed_factor(twist: FloatArray, s: FloatArray) -> float:
     """The factor (at most 1) that brings ``twist`` within the maximum speeds, direction kept."""
-    linear = norm(twist[:3]) / float(s[S_LINEAR_SPEED])
-    angular = norm(twist[3:]) / float(s[S_ANGULAR_SPEED])
-    return 1.0 / max(linear, angular, 1.0)
+    return within(twist, float(s[S_LINEAR_SPEED]), float(s[S_ANGULAR_SPEED]))
+
+
+def stream_motion(
+    chord: FloatArray, elapsed: float, before: FloatArray, before_elapsed: float, s: FloatArray
+) -> FloatArray:
+    """The motion of a stream of poses at its last pose: its velocity and acceleration (12, base axes).
+
+    A chord's velocity (the pose error from one pose to the next over the time between them) is
+    the stream's velocity half-way between the two; with the chord before it, the difference
+    gives the acceleration, and the velocity at the last pose is half a chord on.  A stream
+    that curves (the Cartesian demo's circle) is so carried forward along its curve, not along a
+    tangent it had half a chord, or a late pose's lateness, ago.
+
+    Args:
+        chord: the last chord's velocity (6).
+        elapsed: the time between its two poses (s).
+        before: the chord before it (6; ignored without ``before_elapsed``).
+        before_elapsed: the time between that chord's poses (s; 0: none, the acceleration is zero).
+        s: the settings vector.
+
+    Returns:
+        ``[velocity (6), acceleration (6)]``, within the maximum speeds and the tool accelerations
+        (each scaled with its direction kept).
+    """
+    motion = np.zeros(12)
+    if before_elapsed > 0.0:
+        acceleration = (chord - before) / (0.5 * (elapsed + before_elapsed))
+        top = within(acceleration, float(s[S_LINEAR_ACCELERATION]), float(s[S_ANGULAR_ACCELERATION]))
+        motion[6:] = acceleration * top
+    motion[:6] = chord + motion[6:] * (0.5 * elapsed)
+    motion[:6] *= speed_factor(motion[:6], s)
+    return motion
 
 
 def _any(x: FloatArray) -> bool:
@@ -189,8 +224,10 @@ def tool_velocity(
         rotation: the twist's frame orientation now (3x3; a twist only).
         values: the twist (6; a twist only).
         target: the pose target (4x4, base frame; a pose only).
-        stream: the velocity of the pose stream (6, base axes; zero for a single pose).
-        since: seconds since the pose arrived.
+        stream: the motion of the pose stream at that pose (12, :func:`stream_motion`; zero for a
+            single pose).
+        since: seconds since the pose held: since its ``header.stamp`` where plausible, else
+            since it arrived (:func:`bb_robot.driver.servo_inputs.stamp_origin`).
         reference: the twist's reference pose (4x4), changed here: set from ``current`` where
             there is none (``[3, 3]`` 0), cleared when there is no input.
         s: the settings vector.
@@ -198,8 +235,10 @@ def tool_velocity(
 
     Returns:
         ``(wanted, correction, feedforward)``.  A stream of poses is tracked with its own velocity
-        as feed-forward, towards the last pose carried forward at that velocity to now (for at
-        most the command timeout: a stream that stops leaves its last pose to reach and hold).
+        as feed-forward, towards the last pose carried forward with its velocity and acceleration
+        to now (the acceleration for at most the command timeout, the velocity reached then
+        after it).  A stream that falls silent is stopped by the caller, which then gives
+        :data:`NO_INPUT`.
     """
     wanted = np.zeros(6)
     correction = np.zeros(6)
@@ -214,12 +253,13 @@ def tool_velocity(
         if reference[3, 3] == 0.0:
             reference[:, :] = current
         return wanted, _correction(reference, current, s, position_only), feedforward
-    if 0.0 <= since <= s[S_TIMEOUT]:
-        feedforward[:] = stream
     goal = target.copy()
-    if _any(feedforward):
-        goal[:3, 3] += feedforward[:3] * since
-        goal[:3, :3] = matmul(rotation_matrix(feedforward[3:] * since), target[:3, :3])
+    if _any(stream) and since >= 0.0:
+        spin = min(since, float(s[S_TIMEOUT]))  # how long the acceleration is carried forward
+        feedforward[:] = stream[:6] + stream[6:] * spin
+        shift = stream[:6] * since + stream[6:] * (spin * (since - 0.5 * spin))
+        goal[:3, 3] += shift[:3]
+        goal[:3, :3] = matmul(rotation_matrix(shift[3:]), target[:3, :3])
     error = pose_error(goal, current)
     for part in range(2):
         lo = 3 * part

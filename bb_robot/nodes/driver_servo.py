@@ -145,8 +145,10 @@ class ServoInputs:
         p, q, frame = msg.pose.position, msg.pose.orientation, msg.header.frame_id
         frames = self._servo.frames
         stamp = msg.header.stamp.sec * 1_000_000_000 + msg.header.stamp.nanosec
+        clock = self._node.get_clock().now().nanoseconds  # the ROS clock (/clock under use_sim_time)
+        received = time.monotonic_ns()
         self._submit(
-            lambda: check_pose(topic, frames, frame, (p.x, p.y, p.z), (q.x, q.y, q.z, q.w), time.monotonic_ns(), stamp),
+            lambda: check_pose(topic, frames, frame, (p.x, p.y, p.z), (q.x, q.y, q.z, q.w), received, stamp, clock),
             topic,
         )
 
@@ -185,6 +187,7 @@ def servo_status(node: str, servo: Servo | None, off_reason: str, hardware: str)
         "singularity measure": f"{now.singularity:.4f}",
         "chain": f"{chain.base_link} -> {chain.tip_link} ({chain.dof} joints)",
         "tracks": "position only" if now.position_only else "position and orientation",
+        "pose stamps rejected": str(now.stamps_rejected),
     }
     status.values = [KeyValue(key=key, value=value) for key, value in values.items()]
     return status

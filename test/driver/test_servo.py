@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers.servo_rig import PERIOD, READY, arm_robot, make_rig
+from helpers.servo_rig import PERIOD, PERIOD_NS, READY, arm_robot, make_rig, quaternion_of
 
 from bb_robot.driver.commands import CommandMode, CommandValidator
 from bb_robot.driver.servo import Servo, build_chain
@@ -17,6 +17,7 @@ from bb_robot.driver.servo_inputs import (
     ServoSettings,
     check_pose,
     check_twist,
+    stamp_origin,
 )
 from bb_robot.driver.servo_math import pose_error, rotation_matrix, rotation_vector
 
@@ -288,6 +289,79 @@ def test_a_stream_of_poses_is_tracked_with_its_velocity_without_lag():
         assert np.linalg.norm(rotation_vector(tool[:3, :3] @ circle.start[:3, :3].T)) < 1e-3
     assert max(deviations) < 5e-4, max(deviations)
     assert max(lags) < 2e-3, max(lags)  # behind the moving target by less than 2 mm at any time
-    rig.run(1.0)  # the stream ended: its last pose (the start) is reached and held
+    rig.run(1.0)  # the stream fell silent at rest, at the start: the tool stopped there
     assert np.linalg.norm(pose_error(circle.start, rig.tool())[:3]) < 1e-4
     check_smooth(rig, start)
+
+
+#: The driver's ROS clock (``/clock`` under ``use_sim_time``) on another epoch than its monotonic clock.
+ROS_EPOCH_NS = -900_000_000_000
+
+
+def stream_late(rig, stamps_ahead_ns: int = 0) -> tuple[float, float, int]:
+    """Stream the Cartesian demo's circle at 100 Hz, each pose stamped when made and arriving 30 ms later.
+
+    Args:
+        rig: the servo rig.
+        stamps_ahead_ns: how far the publisher's clock runs ahead of the driver's ROS clock.
+
+    Returns:
+        The worst distance (m) of the tool from the circle's point of the moment (where the stream
+        is now) and from the circle's path, and the number of poses sent.
+    """
+    from bb_robot.bringup.cartesian import STREAM_RATE, Circle
+
+    circle = Circle(rig.tool())
+    quaternion = quaternion_of(circle.start[:3, :3])
+    every, late = int(round(1.0 / (STREAM_RATE * PERIOD))), 15  # 15 cycles: 30 ms
+    lags, deviations, sent = [], [], 0
+    for k in range(int(round((circle.duration + 0.5) / PERIOD))):
+        made = k - late  # the cycle at which the pose arriving now was made and stamped
+        if made >= 0 and made % every == 0:
+            stamp = rig.clock.now - late * PERIOD_NS + ROS_EPOCH_NS + stamps_ahead_ns
+            position = list(circle.pose(made * PERIOD)[:3, 3])
+            clock = rig.clock.now + ROS_EPOCH_NS
+            rig.core.submit(check_pose("/test/pose", rig.frames, "", position, quaternion, rig.clock.now, stamp, clock))
+            sent += 1
+        rig.run(PERIOD)
+        tool = rig.tool()[:3, 3]
+        lags.append(float(np.linalg.norm(tool - circle.pose(k * PERIOD)[:3, 3])))
+        deviations.append(float(circle.deviation(tool)[0]))
+    return max(lags), max(deviations), sent
+
+
+def test_a_late_stream_of_stamped_poses_is_carried_forward_from_its_stamps():
+    # 30 ms late, at the circle's 0.15 m/s: carried forward from its arrival the stream would
+    # trail the circle by 4.5 mm (the next test); from its stamps, with its velocity and
+    # acceleration, the tool keeps within 2 mm of where the circle is at every moment.
+    rig = make_rig()
+    start = len(rig.written)
+    lag, deviation, _ = stream_late(rig)
+    assert lag < 2e-3, lag
+    assert deviation < 2e-3, deviation
+    assert rig.servo.status.stamps_rejected == 0
+    check_smooth(rig, start)
+
+
+def test_stamps_that_are_not_plausible_are_counted_and_the_poses_carried_forward_from_their_arrival():
+    rig = make_rig()
+    lag, _, sent = stream_late(rig, stamps_ahead_ns=200_000_000)  # the publisher's clock 0.2 s ahead: in the future
+    assert lag > 4e-3, lag  # arrival-time extrapolation: 30 ms of the circle's motion behind
+    assert rig.servo.status.stamps_rejected == sent  # every pose of the stream
+    warnings = [text for level, text in rig.logs if "stamp" in text]
+    assert len(warnings) == 1 and "/test/pose" in warnings[0] and "ahead of the driver's clock" in warnings[0]
+
+
+def test_a_stamp_is_plausible_within_half_a_second_before_the_driver_clock():
+    frames = FrameNames(arm_robot().links, "base_link")
+
+    def origin(stamp: int, clock: int) -> tuple[int, str]:
+        return stamp_origin(check_pose("/p", frames, "", (0, 0, 0), (0, 0, 0, 1), 5_000_000_000, stamp, clock))
+
+    assert origin(0, 7_000_000_000) == (5_000_000_000, "")  # unstamped: its arrival, nothing rejected
+    assert origin(6_970_000_000, 7_000_000_000) == (4_970_000_000, "")  # 30 ms old: 30 ms before its arrival
+    assert origin(6_500_000_000, 7_000_000_000) == (4_500_000_000, "")
+    assert origin(6_400_000_000, 7_000_000_000) == (5_000_000_000, "header.stamp is 0.600 s old (at most 0.5 s)")
+    ahead = "header.stamp is 0.001 s ahead of the driver's clock"
+    assert origin(7_001_000_000, 7_000_000_000) == (5_000_000_000, ahead)
+    assert origin(6_970_000_000, 0) == (5_000_000_000, "the driver's clock is not known yet")
