@@ -9,7 +9,7 @@ within :data:`TOLERANCE` of the circle.
 
 A turn is judged only when the timing it depends on held: the demo's own pose stream and the
 joint states it measures each without a pause longer than :data:`MAX_GAP` (:class:`TurnTiming`).
-A paused stream is carried forward along its tangent by the servo (docs/nodes/servo.md), and a
+A paused stream is carried forward by the servo, then stopped (docs/nodes/servo.md), and a
 paused driver lets the simulation run on with its last command; either moves the tool off the
 circle for reasons of the machine's load, not of the tracking.  Such a turn is drawn again, up to
 :data:`TURNS` in all.
