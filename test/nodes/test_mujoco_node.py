@@ -79,9 +79,9 @@ def test_the_driver_simulates_the_arm_in_mujoco(probe: Probe, start_node: Any) -
     # samples read before auto_arm armed the drives report them off: limp, no effort)
     lift = JOINTS.index("shoulder_lift_joint")
     wait(
-        lambda s: len(s.effort) == len(s.name)
-        and abs(s.effort[lift]) > 5.0
-        and np.abs(positions(s) - START).max() < 0.02,
+        lambda s: (
+            len(s.effort) == len(s.name) and abs(s.effort[lift]) > 5.0 and np.abs(positions(s) - START).max() < 0.02
+        ),
         "the start pose held against gravity by the shoulder",
     )
     # simulated time on /clock, advancing
