@@ -51,7 +51,11 @@ def placement_kernel() -> Callable[..., int] | None:
     if compiled.mode() == "numpy":
         return None
     if not _kernel:
-        module = compiled.import_kernels("bb_robot.collision._placement_numba", "the collision placement kernel")
+        module = compiled.import_kernels(
+            "bb_robot.collision._placement_numba",
+            "the collision placement kernel",
+            compiled.KERNEL_SECONDS["placement"],
+        )
         _kernel.append(module.place if module is not None else None)
     return _kernel[0]
 

@@ -96,7 +96,9 @@ def load_kernel() -> Callable[..., None] | None:
     """
     if compiled.mode() == "numpy":
         return None
-    module = compiled.import_kernels("bb_robot.driver._servo_numba", "the servo's cycle")
+    module = compiled.import_kernels(
+        "bb_robot.driver._servo_numba", "the servo's cycle", compiled.KERNEL_SECONDS["servo"]
+    )
     kernel: Callable[..., None] | None = module.cycle if module is not None else None
     return kernel
 

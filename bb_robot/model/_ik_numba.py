@@ -133,7 +133,8 @@ def _cholesky_solve(m: np.ndarray, b: np.ndarray, free: np.ndarray, out: np.ndar
     return True
 
 
-@numba.njit(cache=True, boundscheck=False)
+# Called only by solve, compiled into it (and cached with it): no cache of its own.
+@numba.njit(boundscheck=False)
 def attempt(
     code: np.ndarray,
     spec: np.ndarray,

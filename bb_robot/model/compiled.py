@@ -59,6 +59,10 @@ MODES = ("auto", "batch", "numpy")
 
 #: Batches smaller than this take the numpy path in ``batch`` mode (loading numba is not worth it).
 MIN_BATCH = 16
+#: About how long each module of kernels takes numba to compile (s; measured with an empty cache on a
+#: 2-core AMD EPYC host, 2026-12-05: ``NUMBA_CACHE_DIR=$(mktemp -d) bb-robot kernels``), for the
+#: line that says a compile is coming.
+KERNEL_SECONDS = {"frames": 12.0, "ik": 10.0, "servo": 25.0, "placement": 3.0}
 
 #: Slot values per block of :func:`frames` (256 KB an array: sines, cosines and their temporaries
 #: fit the 2 MB L2 cache of a core; 16k to 128k values measured alike, smaller blocks pay numpy's
@@ -211,20 +215,25 @@ def kernels(batch: int) -> Kernels | None:
     return _loaded[0]
 
 
-def import_kernels(module: str, what: str) -> ModuleType | None:
+def import_kernels(module: str, what: str, seconds: float = 0.0) -> ModuleType | None:
     """Import a module of numba kernels (compiling or loading them), or ``None`` to take the numpy path.
 
     ``None`` when numba or llvmlite is not installed (quietly), or when the import fails in any
     other way (logged, naming ``what``).  The caller decides whether the mode allows kernels.
+    When a kernel of the module is not in numba's cache, one line is logged as its compile starts:
+    what compiles and about how long it takes (``bb-robot kernels``, which scripts/setup runs,
+    compiles every kernel at install).
 
     Args:
         module: the module's full name.
         what: what it holds, for the log line ("the servo's cycle").
+        seconds: about how long its kernels take to compile (CPU seconds on a 2-core host).
 
     Returns:
         The module, or ``None``.
     """
     try:
+        _announce_compiles(module, what, seconds)
         return importlib.import_module(module)
     except ModuleNotFoundError as error:
         if error.name in ("numba", "llvmlite"):  # not installed: the pure-Python paths, quietly
@@ -235,9 +244,55 @@ def import_kernels(module: str, what: str) -> ModuleType | None:
     return None
 
 
+#: Kernel module → (what it holds, about how many seconds it compiles in), for the announcement.
+_KERNEL_MODULES: dict[str, tuple[str, float]] = {}
+#: The modules whose compile was announced, and how deep numba is in nested compiles now.
+_announced: set[str] = set()
+_depth = [0]
+
+
+def _announce_compiles(module: str, what: str, seconds: float) -> None:
+    """Log one line when numba starts compiling (a cache miss) a kernel of ``module``, once per module.
+
+    numba triggers its ``numba:compile`` event only when a function is not in its cache; a kernel's
+    compile compiles the functions it calls too (nested events): only the outermost is announced.
+    Raises ``ModuleNotFoundError`` when numba is not installed.
+    """
+    from numba.core import event
+
+    class Announcer(event.Listener):
+        def on_start(self, started: Any) -> None:
+            _compile_started((started.data or {}).get("dispatcher"))
+
+        def on_end(self, ended: Any) -> None:
+            _depth[0] = max(0, _depth[0] - 1)
+
+    if not _KERNEL_MODULES:
+        event.register("numba:compile", Announcer())
+    _KERNEL_MODULES[module] = (what, seconds)
+
+
+def _compile_started(dispatcher: Any) -> None:
+    _depth[0] += 1
+    module = getattr(getattr(dispatcher, "py_func", None), "__module__", "")
+    if _depth[0] == 1 and module in _KERNEL_MODULES and module not in _announced:
+        _announced.add(module)
+        what, seconds = _KERNEL_MODULES[module]
+        _log.warning(
+            "compiling %s with numba: about %.0f s, once (cached for the next run; "
+            "`bb-robot kernels` compiles every kernel, scripts/setup runs it at install)",
+            what,
+            seconds,
+        )
+
+
 def _load() -> Kernels | None:
-    frames_kernels = import_kernels("bb_robot.model._frames_numba", "the kinematics kernels")
-    ik_kernels = import_kernels("bb_robot.model._ik_numba", "the kinematics kernels") if frames_kernels else None
+    frames_kernels = import_kernels("bb_robot.model._frames_numba", "the kinematics kernels", KERNEL_SECONDS["frames"])
+    ik_kernels = (
+        import_kernels("bb_robot.model._ik_numba", "the inverse kinematics kernel", KERNEL_SECONDS["ik"])
+        if frames_kernels
+        else None
+    )
     if frames_kernels is None or ik_kernels is None:
         return None
     return Kernels(
