@@ -22,6 +22,8 @@ from pathlib import Path
 import numpy as np
 
 from bb_robot.cli import common
+from bb_robot.collision.model import placement_kernel
+from bb_robot.driver.servo import load_kernel
 from bb_robot.loading.load import load_file
 from bb_robot.model import compiled
 from bb_robot.model.kinematics import ForwardKinematics
@@ -66,14 +68,10 @@ def _warm_ik() -> None:
 
 
 def _warm_servo() -> None:
-    from bb_robot.driver.servo import load_kernel
-
     load_kernel()  # compiled (or loaded) at import: its one signature
 
 
 def _warm_placement() -> None:
-    from bb_robot.collision.model import placement_kernel
-
     placement_kernel()  # compiled (or loaded) at import: its one signature
 
 
