@@ -23,6 +23,9 @@ The process learns its :class:`Measurer` as one pickle on its standard input, an
 first verdict (``stamp_ns`` -1) when it is ready, and ends when its standard input closes: when
 the driver stops it, or dies.
 
+A process that dies is started again by the guard, as :class:`RestartBudget` allows: at most
+once per :data:`RESTART_SPACING` and :data:`RESTARTS_PER_MINUTE` times a minute.
+
 Starting takes a second of CPU here (numba, its first compilation context, the placement kernel
 from numba's cache), several on a slow host.  The process loads all that before it reads its
 measurer, so the driver starts it at configure (:func:`spawn`) and hands it the measurer at
@@ -42,8 +45,10 @@ import signal
 import struct
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -63,6 +68,10 @@ _ATOMIC = getattr(select, "PIPE_BUF", 512)
 NO_PAIR = -1
 FAILED = -2
 READY = -1
+#: A dead checker is restarted at most once per this many seconds ...
+RESTART_SPACING = 1.0
+#: ... and at most this many times a minute; the next death leaves the guard down.
+RESTARTS_PER_MINUTE = 5
 
 
 class CheckerError(RuntimeError):
@@ -177,6 +186,48 @@ class Measurer:
         return Measurement(pair, distance, ahead, speed_scale(distance, ahead, self.settings))
 
 
+class RestartBudget:
+    """When a dead checker may be started again: at most once per ``spacing``, ``per_minute`` times a minute.
+
+    Args:
+        clock: monotonic nanoseconds (tests pass their own).
+        spacing: the least time between two restarts (s).
+        per_minute: the most restarts within any 60 s.
+    """
+
+    def __init__(
+        self,
+        clock: Callable[[], int] = time.monotonic_ns,
+        spacing: float = RESTART_SPACING,
+        per_minute: int = RESTARTS_PER_MINUTE,
+    ) -> None:
+        self.clock = clock
+        self.spacing_ns = int(spacing * 1e9)
+        self.per_minute = per_minute
+        self._times: deque[int] = deque()
+
+    def decide(self) -> str:
+        """``"now"``, ``"later"`` (the last restart was under ``spacing`` ago) or ``"never"`` (the
+        minute's restarts are spent)."""
+        now = self.clock()
+        while self._times and now - self._times[0] >= 60_000_000_000:
+            self._times.popleft()
+        if len(self._times) >= self.per_minute:
+            return "never"
+        if self._times and now - self._times[-1] < self.spacing_ns:
+            return "later"
+        return "now"
+
+    def spend(self) -> int:
+        """Count a restart now; returns how many the last minute has had, this one included."""
+        self._times.append(self.clock())
+        return len(self._times)
+
+    def reset(self) -> None:
+        """Forget the restarts (at activation)."""
+        self._times.clear()
+
+
 # ---------------------------------------------------------------------- the wire
 def heading_format(joints: int) -> struct.Struct:
     """The heading record of ``joints`` driver joints.
@@ -267,11 +318,16 @@ class CheckerProcess:
         process = self._process or self._spawned
         return None if process is None else process.pid
 
-    def start(self, timeout: float = START_TIMEOUT) -> None:
+    def start(self, timeout: float = START_TIMEOUT, cancel: threading.Event | None = None) -> None:
         """Start the process and wait until it has built its model (idempotent).
 
+        Args:
+            timeout: how long to wait for it (s).
+            cancel: stops the wait when set (within half a second): a restart the driver no longer wants.
+
         Raises:
-            CheckerError: it exited, or was not ready within ``timeout`` (its own error is on stderr).
+            CheckerError: it exited, was not ready within ``timeout`` (its own error is on stderr), or
+                ``cancel`` was set.
             KeyboardInterrupt: SIGINT while waiting (the process is ended first).
         """
         if self._process is not None:
@@ -282,7 +338,7 @@ class CheckerProcess:
         try:
             payload = pickle.dumps(self._measurer, protocol=pickle.HIGHEST_PROTOCOL)
             process.stdin.write(struct.pack("<Q", len(payload)) + payload)
-            ready = self._await_ready(timeout)
+            ready = self._await_ready(timeout, cancel)
         except (OSError, CheckerError) as error:
             self.close()
             raise CheckerError(f"the collision checker process did not start: {error}") from None
@@ -300,11 +356,13 @@ class CheckerProcess:
         os.set_blocking(process.stdin.fileno(), False)
         os.set_blocking(process.stdout.fileno(), False)
 
-    def _await_ready(self, timeout: float) -> bool:
+    def _await_ready(self, timeout: float, cancel: threading.Event | None) -> bool:
         process = self._process
         assert process is not None and process.stdout is not None
         deadline = time.monotonic() + timeout
         while (left := deadline - time.monotonic()) > 0:
+            if cancel is not None and cancel.is_set():
+                raise CheckerError("cancelled")
             readable, _, _ = select.select([process.stdout], [], [], min(left, 0.5))
             if readable:
                 data = os.read(process.stdout.fileno(), _VERDICT.size - len(self._inbox))
@@ -343,21 +401,26 @@ class CheckerProcess:
         return True
 
     def receive(self) -> tuple[int, Measurement | None, str] | None:
-        """The newest verdict since the last call, ``(stamp_ns, measurement, failure)``, or ``None`` (never waits)."""
+        """The newest verdict since the last call, ``(stamp_ns, measurement, failure)``, or ``None`` (never waits).
+
+        It reads until the pipe is empty: a process that has ended is found so in the first call after
+        it ended, even with verdicts still in the pipe (they are dropped: it is gone).
+        """
         process = self._process
         if process is None or process.stdout is None or self.failure:
             return None
-        try:
-            data = os.read(process.stdout.fileno(), 64 * _VERDICT.size)
-        except BlockingIOError:
-            return None
-        except OSError as error:
-            self._gone(error)
-            return None
-        if not data:
-            self._gone(None)
-            return None
-        self._inbox += data
+        while True:
+            try:
+                data = os.read(process.stdout.fileno(), 64 * _VERDICT.size)
+            except BlockingIOError:
+                break
+            except OSError as error:
+                self._gone(error)
+                return None
+            if not data:
+                self._gone(None)
+                return None
+            self._inbox += data
         newest = _newest(self._inbox, _VERDICT.size)
         return None if newest is None else unpack_verdict(newest)
 

@@ -23,6 +23,13 @@ things for the core, through two hooks of :class:`~bb_robot.driver.core.DriverCo
   takes its newest verdict.  A verdict older than two cycles while slowed, older than
   :data:`LATE_AFTER` at any time, or one the process could not make, stops streamed motion.
 
+A checker process that dies is started again, from a thread of the guard's own (the loop never
+waits for it), at most once a second and five times a minute
+(:class:`~bb_robot.driver.collision_checker.RestartBudget`).  From the death to the new process's
+first verdict, streamed motion stays stopped and trajectories are refused; a sixth death within a
+minute leaves the guard down (both, until it is stopped and started again: the driver deactivated
+and activated).  :meth:`CollisionGuard.diagnostics` names each restart.
+
 While a (checked) trajectory runs, its joints are not slowed: the whole path was checked before
 it was accepted.
 """
@@ -32,6 +39,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -43,7 +51,17 @@ from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
-from bb_robot.driver.collision_checker import CheckerProcess, GuardSettings, Measurement, Measurer, spawn, speed_scale
+from bb_robot.driver.collision_checker import (
+    RESTARTS_PER_MINUTE,
+    CheckerError,
+    CheckerProcess,
+    GuardSettings,
+    Measurement,
+    Measurer,
+    RestartBudget,
+    spawn,
+    speed_scale,
+)
 from bb_robot.driver.commands import CommandMode, JointCommand
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.limits import JointLimitTable, approach_path
@@ -54,7 +72,7 @@ FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
 
 
-__all__ = ["LATE_AFTER", "CollisionGuard", "GuardSettings", "Verdict", "build_guard", "speed_scale"]
+__all__ = ["LATE_AFTER", "CollisionGuard", "GuardSettings", "Restart", "Verdict", "build_guard", "speed_scale"]
 
 #: A verdict older than this (s) stops streamed motion even while nothing is near: the checker is late or gone.
 LATE_AFTER = 0.2
@@ -75,6 +93,30 @@ class Verdict:
     nearest: Contact | None
     ahead: float
     scale: float
+
+
+@dataclass
+class Restart:
+    """One restart of the checker process, for the log and /diagnostics.
+
+    Attributes:
+        number: the how-manieth since activation (1 for the first).
+        cause: what became of the process it replaces.
+        pid: the new process's id once it runs (``None`` while it starts).
+        failure: why the new process did not start (``""``: it did, or is starting).
+    """
+
+    number: int
+    cause: str
+    pid: int | None = None
+    failure: str = ""
+
+    def describe(self) -> str:
+        if self.failure:
+            return f"{self.cause}; the new process did not start: {self.failure}"
+        return f"{self.cause}; " + (
+            "starting a new process" if self.pid is None else f"restarted as process {self.pid}"
+        )
 
 
 class CollisionGuard:
@@ -126,6 +168,21 @@ class CollisionGuard:
         self._check_period_ns = int(1e9 / settings.check_rate) if settings.check_rate > 0 else 0
         self._trajectory_lock = threading.Lock()
         self.failure = ""
+        #: When a dead checker may be started again (its ``clock`` may be replaced: tests).
+        self.restart_budget = RestartBudget()
+        #: Why the guard is down for good (its checker died once more after the minute's restarts); "" if not.
+        self.down = ""
+        #: From a checker's death to its successor's first verdict: what became of it ("" otherwise).
+        self._outage = ""
+        #: Where the restart of a dead checker is, for /diagnostics.
+        self._revival = ""
+        #: The restarts since activation (the latest ones: any minute's fit).
+        self._restarts: deque[Restart] = deque(maxlen=RESTARTS_PER_MINUTE)
+        self.restart_count = 0
+        #: The thread starting a new checker, and what it hands the loop: the checker, or why it did not start.
+        self._restarter: threading.Thread | None = None
+        self._replacement: CheckerProcess | CheckerError | None = None
+        self._cancel = threading.Event()
         #: How long :func:`build_guard` took for each of its steps, ``(step, seconds)`` (the driver logs them).
         self.build_times: tuple[tuple[str, float], ...] = ()
 
@@ -143,8 +200,12 @@ class CollisionGuard:
             positions: every driver joint's position when it starts (the joints it leaves out stay there).
 
         Raises:
-            TrajectoryRejected: ``INVALID_GOAL`` naming the pair, the time and the distance.
+            TrajectoryRejected: ``INVALID_GOAL`` naming the pair, the time and the distance; or, while the
+                guard is down or its checker restarts, saying so.
         """
+        unavailable = self.unavailable
+        if unavailable:
+            raise TrajectoryRejected(INVALID_GOAL, f"collision guard: {unavailable}; trajectories are refused")
         self._accepted = None
         begin, end = float(trajectory.knots[0]), float(trajectory.knots[-1])
         times = np.append(np.arange(begin, end, self.period), end)
@@ -232,13 +293,100 @@ class CollisionGuard:
         checker, self._spawned = self._spawned or CheckerProcess(self._measurer), None
         checker.start()
         self._checker, self._verdict, self.failure, self._sent_ns = checker, None, "", 0
+        self.down = self._outage = ""
+        self._cancel.clear()
+        self.restart_budget.reset()
+        self._restarts.clear()
+        self.restart_count = 0
 
     def stop(self) -> None:
-        """End the checker process, or the one spawned for it (at deactivation and cleanup)."""
-        for checker in (self._checker, self._spawned):
-            if checker is not None:
+        """End the checker process, or the one spawned for it, or one restarting (at deactivation and cleanup)."""
+        self._cancel.set()
+        restarter = self._restarter
+        if restarter is not None:
+            restarter.join()
+        replacement = self._replacement
+        for checker in (self._checker, self._spawned, replacement):
+            if isinstance(checker, CheckerProcess):
                 checker.close()
-        self._checker = self._spawned = None
+        self._checker = self._spawned = self._replacement = self._restarter = None
+
+    @property
+    def unavailable(self) -> str:
+        """Why streamed motion stops and trajectories are refused whatever the verdicts say: the guard is
+        down, or its checker died and its successor has not given its first verdict ("" otherwise)."""
+        if self.down:
+            return f"down: {self.down}"
+        outage = self._outage
+        return f"the collision checker restarts ({outage}), until its first verdict" if outage else ""
+
+    def _revive(self, dead: CheckerProcess) -> CheckerProcess | None:
+        """The loop's side of a restart (never waits): the dead checker's successor once it runs, else ``None``.
+
+        Called each cycle while the checker is dead: it starts the restart thread when the budget
+        allows, takes over the new process once it is ready, and puts the guard down when the
+        minute's restarts are spent.
+        """
+        if self.down:
+            return None
+        if not self._outage:  # found dead this cycle
+            self._outage = self.failure = dead.failure
+            self._verdict = None
+            self._revival = "restart due (at most one a second)"
+            self._log("warning", f"collision guard: {dead.failure}; streamed motion stops and trajectories are refused")
+        replacement = self._replacement
+        if replacement is not None:  # the restart thread is done
+            self._replacement = self._restarter = None
+            restart = self._restarts[-1]
+            if isinstance(replacement, CheckerProcess):
+                self._checker, self.failure, self._sent_ns, restart.pid = replacement, "", 0, replacement.pid
+                self._revival = (
+                    f"restart {restart.number}: process {replacement.pid} started, waiting for its first verdict"
+                )
+                self._log("info", f"collision checker restarted: process {replacement.pid}; waiting for its verdict")
+                return replacement
+            restart.failure = self.failure = str(replacement)
+            self._revival = f"restart {restart.number} failed: {replacement}; another is due (at most one a second)"
+            self._log("error", f"collision checker restart {restart.number} failed: {replacement}")
+        if self._restarter is not None or self._cancel.is_set():
+            return None
+        decision = self.restart_budget.decide()
+        if decision == "later":
+            return None
+        cause = self.failure or dead.failure
+        if decision == "never":
+            self.down = (
+                f"{cause}, after {self.restart_budget.per_minute} restarts within a minute; "
+                "deactivate and activate the driver to start it again"
+            )
+            self._log("error", f"collision guard down: {self.down}; streamed motion stops, trajectories are refused")
+            return None
+        recent = self.restart_budget.spend()
+        self.restart_count += 1
+        self._restarts.append(Restart(self.restart_count, cause))
+        self._revival = f"restart {self.restart_count}: starting a new checker process"
+        self._log(
+            "warning",
+            f"restarting the collision checker (restart {recent} within a minute, of at most "
+            f"{self.restart_budget.per_minute}): {cause}",
+        )
+        self._restarter = threading.Thread(
+            target=self._restart, args=(dead,), name="bb_robot-collision-restart", daemon=True
+        )
+        self._restarter.start()
+        return None
+
+    def _restart(self, dead: CheckerProcess) -> None:
+        """The restart thread: end the dead checker, start a new one, hand it (or why it failed) to the loop."""
+        dead.close()  # reaps it (one that stopped answering but lives is killed)
+        checker = CheckerProcess(self._measurer)
+        try:
+            checker.start(cancel=self._cancel)
+        except Exception as error:  # noqa: BLE001 - CheckerError, or the spawn's OSError: the loop says it
+            checker.close()
+            self._replacement = error if isinstance(error, CheckerError) else CheckerError(repr(error))
+            return
+        self._replacement = checker  # (stop() closes it if it comes too late)
 
     @property
     def checker_pid(self) -> int | None:
@@ -299,17 +447,22 @@ class CollisionGuard:
         self._verdict = None
 
     def _exchange(self, checker: CheckerProcess, now: int, position: FloatArray, target: FloatArray) -> None:
-        """Take the checker's newest verdict, and hand it this cycle's heading when one is due (never waits)."""
+        """Take the checker's newest verdict, and hand it this cycle's heading when one is due (never waits);
+        a dead checker is restarted (:meth:`_revive`)."""
         answer = checker.receive()
         if checker.failure:
-            self._failed(checker.failure)
-            return
+            revived = self._revive(checker)
+            if revived is None:
+                return
+            checker, answer = revived, None
         if answer is not None:
             stamp, found, failure = answer
             if found is None:
                 self._failed(failure)
             else:
-                self.failure = ""
+                if self._outage:
+                    self._log("info", f"collision checker process {checker.pid} answers: streamed motion may move")
+                self.failure = self._outage = ""
                 self._verdict = self._verdict_of(stamp, found)
         verdict = self._verdict
         if verdict is None or verdict.scale < 1.0 or now - self._sent_ns >= self._check_period_ns:
@@ -323,8 +476,9 @@ class CollisionGuard:
             now_ns: the monotonic time now (for the verdict's age).
 
         Returns:
-            ``level`` is ``"ok"``, ``"warn"`` (streamed motion slowed or stopped) or ``"error"`` (the
-            checker failed).  Near while a checked trajectory runs is ``"ok"``: nothing is slowed.
+            ``level`` is ``"ok"``, ``"warn"`` (streamed motion slowed or stopped; the checker restarts) or
+            ``"error"`` (the checker failed; the guard is down).  Near while a checked trajectory runs is
+            ``"ok"``: nothing is slowed.  Each restart since activation is named (the latest five).
         """
         verdict = self._verdict
         values: dict[str, object] = {
@@ -332,7 +486,16 @@ class CollisionGuard:
             "obstacle parts": len(self.model.obstacles),
             "slowdown distance (m)": f"{self.settings.slowdown_distance:g}",
             "stop distance (m)": f"{self.settings.stop_distance:g}",
+            "checker restarts": self.restart_count,
         }
+        for restart in list(self._restarts):
+            values[f"checker restart {restart.number}"] = restart.describe()
+        if self.down:
+            return "error", f"guard down: {self.down}; streamed motion stops, trajectories are refused", values
+        outage, state = self._outage, self._revival
+        if outage:
+            values["checker"] = state
+            return "warn", f"{outage}; {state}; streamed motion stops, trajectories are refused", values
         if self.failure:
             return "error", f"checker failed: {self.failure}; streamed motion stops", values
         pid = self.checker_pid

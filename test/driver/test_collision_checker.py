@@ -2,8 +2,9 @@
 real pipes.
 
 It measures what the guard measures in its own process; streamed motion through it stops short of
-the post; and when it is killed, frozen, or cannot start, streamed motion stops and the guard says
-why.  When the driver dies, it ends too.
+the post; when it is frozen, or cannot start, streamed motion stops and the guard says why; when it
+is killed, it is restarted (at most once a second and five times a minute), streamed motion waiting
+for the new one's first verdict.  When the driver dies, it ends too.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -26,16 +28,20 @@ from helpers.driver_rig import PERIOD_NS
 from helpers.processes import ended, wait_until_ended
 
 from bb_robot.driver.collision_checker import (
+    START_TIMEOUT,
     CheckerError,
     CheckerProcess,
     Measurement,
     Measurer,
+    RestartBudget,
     heading_format,
     pack_verdict,
     serve,
     unpack_verdict,
 )
 from bb_robot.driver.collision_guard import LATE_AFTER
+from bb_robot.driver.errors import TrajectoryRejected
+from bb_robot.driver.trajectory import TrajectoryPoint
 
 TOWARDS_POST = [-math.pi / 2, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]
 
@@ -98,23 +104,147 @@ def test_streamed_motion_through_the_process_stops_short_of_the_post(cell: Cell)
     assert cell.guard.checker_pid is None
 
 
-def test_a_killed_checker_stops_streamed_motion_and_says_so(cell: Cell) -> None:
+#: Panned to -1 rad, towards the post but not within the slowdown distance of anything: a streamed motion.
+SWING = [-1.0, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]
+PAN = 0
+SECOND = 1_000_000_000
+
+
+def live_until(cell: Cell, done: Callable[[], bool], what: str, each: Callable[[], None] | None = None) -> None:
+    """Run the loop in real time, a cycle at a time, until ``done()`` (``each()`` after every cycle).
+
+    Bounded: it fails naming ``what`` after ``START_TIMEOUT`` (what a checker may take to start), a bound
+    on the wait, not a measure of anything.
+    """
+    deadline = time.monotonic() + START_TIMEOUT
+    while not done():
+        assert time.monotonic() < deadline, f"{what}: not within {START_TIMEOUT:g} s"
+        live(cell, PERIOD_NS * 1e-9)
+        if each is not None:
+            each()
+
+
+def wait_until_wholly_ended(pid: int) -> None:
+    """Wait until process ``pid`` has ended with all its threads: only then are its pipes closed (its first
+    thread turns zombie while the others may still be closing them)."""
+    deadline = time.monotonic() + 10.0
+    while True:
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except FileNotFoundError:
+            return
+        fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+        if fields["State"].strip().startswith("Z") and fields["Threads"].strip() == "1":
+            return
+        assert time.monotonic() < deadline, f"the killed collision checker (pid {pid}) still runs after 10 s"
+        time.sleep(0.001)
+
+
+def test_the_restart_budget_allows_one_restart_a_second_and_five_a_minute() -> None:
+    now = [0]
+    budget = RestartBudget(lambda: now[0])
+    assert budget.decide() == "now"
+    for count in range(1, 6):
+        assert budget.spend() == count
+        assert budget.decide() == ("later" if count < 5 else "never"), "within a second of the last"
+        now[0] += SECOND - 1
+        assert budget.decide() == ("later" if count < 5 else "never")
+        now[0] += 1
+        assert budget.decide() == ("now" if count < 5 else "never"), "a second after the last"
+    now[0] += 55 * SECOND - 1
+    assert budget.decide() == "never", "five within the minute"
+    now[0] += 1
+    assert budget.decide() == "now", "the first of them is a minute old"
+    assert budget.spend() == 5
+    now[0] += 60 * SECOND
+    assert budget.decide() == "now"
+    budget.spend()
+    assert budget.decide() == "later"
+    budget.reset()
+    assert budget.decide() == "now"
+
+
+def test_a_killed_checker_is_restarted_and_motion_waits_for_its_first_verdict(cell: Cell) -> None:
+    """A checker killed during a streamed motion is restarted; from the cycle that finds it dead to the new
+    checker's first verdict, the joints stay where they are and trajectories are refused; the motion then
+    resumes.  At most one restart a second; the sixth death within a minute leaves the guard down, until it
+    is stopped and started again (the driver deactivated and activated).
+    """
+    restarts_clock = [0]  # the restarts' own clock, advanced by hand: a second between two deaths
+    cell.guard.restart_budget.clock = lambda: restarts_clock[0]
+    step = float(cell.core.limits.velocity[PAN]) * PERIOD_NS * 1e-9  # the most a joint moves in a cycle
     cell.guard.start()
-    pid = cell.guard.checker_pid
-    assert pid is not None
     try:
-        live(cell, 0.1)
-        os.kill(pid, signal.SIGKILL)
-        time.sleep(0.2)
-        before = cell.positions.copy()
-        cell.command([0.5, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])  # away from everything: free to move
-        live(cell, 0.5)
-        np.testing.assert_allclose(cell.positions, before, atol=1e-6)
-        level, message, _ = cell.guard.diagnostics(cell.clock.now)
-        assert level == "error" and f"collision checker process (pid {pid}) exited" in message, message
-        assert any("collision checker failed" in text and str(pid) in text for _, text in cell.logs), cell.logs
+        cell.command(SWING)
+        for kill in range(1, 7):
+            pid = cell.guard.checker_pid
+            assert pid is not None
+            moving_from = float(cell.positions[PAN])
+            live_until(cell, lambda f=moving_from: cell.positions[PAN] < f - 0.05, f"moving before kill {kill}")
+            before = cell.positions.copy()
+            os.kill(pid, signal.SIGKILL)
+            wait_until_wholly_ended(pid)
+            if kill != 4:
+                restarts_clock[0] += SECOND
+            live(cell, PERIOD_NS * 1e-9)  # the cycle that finds it dead: it stops streamed motion
+            held = cell.positions.copy()
+            assert np.abs(held - before).max() <= step + 1e-12, "the command of the cycle before the kill, no more"
+            assert cell.guard.unavailable, f"kill {kill}: the cycle after the process ended finds it dead"
+
+            def still(held: np.ndarray = held) -> None:
+                """The joints where they were, and commanded there, unless this cycle brought the first verdict."""
+                np.testing.assert_array_equal(cell.positions, held)
+                desired = cell.core.snapshot.desired
+                assert desired is not None
+                if cell.guard.verdict is None:
+                    np.testing.assert_array_equal(desired, held)
+
+            still()
+            if kill == 6:
+                break
+            with pytest.raises(TrajectoryRejected, match="collision checker restarts") as refused:
+                cell.core.prepare_trajectory(cell.joints, [TrajectoryPoint(1.0, list(held))])
+            assert f"pid {pid}" in refused.value.reason, refused.value.reason
+            level, message, _ = cell.guard.diagnostics(cell.clock.now)
+            assert level == "warn" and f"pid {pid}" in message and "trajectories are refused" in message, message
+            if kill == 4:  # a second has not passed since restart 3: the restart waits, the joints with it
+                for _ in range(25):
+                    live(cell, PERIOD_NS * 1e-9)
+                    still()
+                assert cell.guard.restart_count == 3
+                level, message, values = cell.guard.diagnostics(cell.clock.now)
+                assert level == "warn" and "restart due" in message, message
+                restarts_clock[0] += SECOND
+            live_until(cell, lambda: cell.guard.verdict is not None, f"the first verdict after kill {kill}", still)
+            new = cell.guard.checker_pid
+            assert new is not None and new != pid and not ended(new)
+            assert cell.guard.restart_count == kill
+            level, message, values = cell.guard.diagnostics(cell.clock.now)
+            assert level != "error" and "checker" not in message and "refused" not in message, message  # its verdict's
+            assert values["checker restarts"] == kill and values["checker"] == f"process {new}"
+            restart = str(values[f"checker restart {kill}"])
+            assert f"(pid {pid}) exited with code -9" in restart and f"restarted as process {new}" in restart, restart
+            cell.core.prepare_trajectory(cell.joints, [TrajectoryPoint(1.0, list(held))])  # accepted again
+        # The sixth death within a minute: the guard stays down, also once the minute has passed.
+        restarts_clock[0] += 60 * SECOND
+        for _ in range(25):
+            live(cell, PERIOD_NS * 1e-9)
+            still()
+        assert cell.guard.restart_count == 5 and cell.guard.verdict is None
+        level, message, values = cell.guard.diagnostics(cell.clock.now)
+        assert level == "error" and "guard down" in message and "after 5 restarts within a minute" in message, message
+        assert f"pid {pid}" in message and "deactivate and activate" in message, message
+        with pytest.raises(TrajectoryRejected, match="collision guard: down"):
+            cell.core.prepare_trajectory(cell.joints, [TrajectoryPoint(1.0, list(held))])
+        assert any(level == "error" and "collision guard down" in text for level, text in cell.logs), cell.logs
+        # Deactivated and activated: a new checker, and motion.
+        cell.guard.stop()
+        cell.guard.start()
+        assert cell.guard.restart_count == 0 and not cell.guard.unavailable
+        live_until(cell, lambda: cell.positions[PAN] < held[PAN] - 0.05, "moving after a new activation")
     finally:
         cell.guard.stop()
+    assert cell.guard.checker_pid is None
 
 
 def test_a_frozen_checker_stops_streamed_motion_until_it_answers_again(cell: Cell) -> None:
