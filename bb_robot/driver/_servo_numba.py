@@ -226,7 +226,7 @@ def cycle(
     jacobian = np.empty((6, n))
     f = frames[tip]
     jacobian_at(frames, spec, f[3], f[7], f[11], jacobian)
-    free, measure = _start(
+    free, measure, damped = _start(
         mode,
         current,
         rotation,
@@ -250,7 +250,21 @@ def cycle(
         jacobian_at(frames, spec, f[3], f[7], f[11], jacobian)
         ahead = _conditioning(jacobian[:rows].copy(), reach)[1]
     scale, why, still = _finish(
-        free, measure, ahead, q, qd, twist, reference, limits[0], limits[1], limits[2], limits[3], proximity, period, s
+        free,
+        measure,
+        ahead,
+        damped,
+        q,
+        qd,
+        twist,
+        reference,
+        limits[0],
+        limits[1],
+        limits[2],
+        limits[3],
+        proximity,
+        period,
+        s,
     )
     for k in range(n):
         targets[indices[k]] = q[k]

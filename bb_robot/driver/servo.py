@@ -564,7 +564,7 @@ class Servo:
         chain, s = self.chain, self._s
         if frame >= 0 and self._input is not None:
             rotation = self._frame_pose(self._input.frame, self._q)[:3, :3]
-        free, measure = sm.start(
+        free, measure, damped = sm.start(
             mode,
             chain.end_effector_pose(measured),
             rotation,
@@ -586,6 +586,7 @@ class Servo:
             free,
             measure,
             ahead,
+            damped,
             self._q,
             self._qd,
             self._twist,

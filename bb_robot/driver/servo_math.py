@@ -47,6 +47,9 @@ SMOOTHING = 0.05
 LIMIT_STOP_FRACTION = 0.05
 #: The step (rad or m, along the joint velocity) over which a motion near a singularity is judged.
 PROBE = 1e-3
+#: Singular values below this fraction of the largest count as zero in the joint velocities
+#: (:func:`joint_velocities`): what the chain cannot do at all is left out, not solved for.
+EXACT = 1e-5
 
 
 def settings_vector(settings: ServoSettings) -> FloatArray:
@@ -351,7 +354,7 @@ def start(
     reach: float,
     period: float,
     s: FloatArray,
-) -> tuple[FloatArray, float]:
+) -> tuple[FloatArray, float, float]:
     """Steps 1 to 3: the joint velocities the input asks for, before any scale or limit.
 
     Args:
@@ -364,8 +367,9 @@ def start(
         s: the settings vector.
 
     Returns:
-        ``(free, measure)``: the joint velocities by damped least squares (damped only below the
-        slowdown measure) and the singularity measure at the setpoint.
+        ``(free, measure, damped)``: the joint velocities (:func:`joint_velocities`), the
+        singularity measure at the setpoint, and the fraction of the tool velocity they carry
+        (1 above the slowdown measure).
     """
     rows = jacobian.shape[0]
     wanted, correction, feedforward = tool_velocity(
@@ -375,12 +379,46 @@ def start(
     scaled, measure, sigma_max = conditioning(jacobian, reach)
     weights = np.ones(rows)
     weights[:3] /= reach
-    damping = 0.0
-    if measure < s[S_SLOWDOWN]:
-        damping = 0.05 * sigma_max * (1.0 - measure / s[S_SLOWDOWN])
-    system = matmul(scaled, scaled.T) + damping * damping * np.eye(rows)
-    free = matvec(scaled.T, solve(system, (twist + correction)[:rows] * weights))
-    return free, measure
+    free, damped = joint_velocities(scaled, (twist + correction)[:rows] * weights, measure, sigma_max, s)
+    return free, measure, damped
+
+
+def joint_velocities(
+    scaled: FloatArray, velocity: FloatArray, measure: float, sigma_max: float, s: FloatArray
+) -> tuple[FloatArray, float]:
+    """Step 3: the joint velocities that move the tool at ``velocity``, or at a fraction of it near a singularity.
+
+    Above the slowdown measure: the least-squares solution (the exact one where the chain can
+    move the tool so).  Below it, damped least squares would bound the joint speeds but bend the
+    motion: each singular direction is damped by its own factor ``σ² / (σ² + λ²)``, so a twist
+    about the tool would also move the tool point, and a linear twist would turn the tool.
+    Here the damping slows the motion instead: the exact solution,
+    scaled as a whole to the joint speed damped least squares would give (``λ = 0.05 σ_max``
+    times the fraction of the slowdown measure still to go), so the tool moves in the direction
+    asked for, only slower.  A direction the chain cannot move in at all (``σ`` below
+    :data:`EXACT` ``σ_max``) is left out.
+
+    Args:
+        scaled: the Jacobian with its linear rows divided by the reach (:func:`conditioning`).
+        velocity: the tool velocity, linear part divided by the reach (rows).
+        measure: the singularity measure.
+        sigma_max: the largest singular value of ``scaled``.
+        s: the settings vector.
+
+    Returns:
+        ``(joint velocities, fraction)``: the fraction (0 to 1) of ``velocity`` they carry.
+    """
+    rows = scaled.shape[0]
+    system = matmul(scaled, scaled.T)
+    floor = EXACT * sigma_max
+    exact = matvec(scaled.T, solve(system + floor * floor * np.eye(rows), velocity))
+    if measure >= s[S_SLOWDOWN]:
+        return exact, 1.0
+    damping = 0.05 * sigma_max * (1.0 - measure / s[S_SLOWDOWN])
+    damped = matvec(scaled.T, solve(system + damping * damping * np.eye(rows), velocity))
+    size = norm(exact)
+    fraction = min(norm(damped) / size, 1.0) if size > 0.0 else 1.0
+    return exact * fraction, fraction
 
 
 def probe(q: FloatArray, free: FloatArray, measure: float, s: FloatArray) -> FloatArray:
@@ -514,6 +552,7 @@ def finish(
     free: FloatArray,
     measure: float,
     ahead: float,
+    damped: float,
     q: FloatArray,
     qd: FloatArray,
     twist: FloatArray,
@@ -528,11 +567,13 @@ def finish(
 ) -> tuple[float, int, bool]:
     """Steps 4 and 5: scale and limit the joint velocities, advance the setpoint ``q`` (changed) and ``qd`` (changed).
 
-    The twist's reference pose advances by the commanded twist as far as the limits let it
-    through (never by the correction, else the correction would chase itself).
+    The twist's reference pose advances by the commanded twist as far as the damping near a
+    singularity and the limits let it through (never by the correction, else the correction
+    would chase itself).
 
     Args:
         free, measure, ahead, proximity: as :func:`speed_scale`.
+        damped: the fraction of the tool velocity ``free`` carries (:func:`start`).
         q: the setpoint (changed: advanced by one period).
         qd: last cycle's joint velocities (changed: this cycle's).
         twist: the commanded tool velocity (:func:`ramp`).
@@ -552,7 +593,7 @@ def finish(
     size = float(np.sum(free * free))
     kept = min(max(float(np.sum(out * free)) / size, 0.0), 1.0) if size > 0.0 else 0.0
     if reference[3, 3] != 0.0:
-        applied = twist * (kept * period)
+        applied = twist * (kept * damped * period)
         reference[:3, 3] += applied[:3]
         reference[:3, :3] = matmul(rotation_matrix(applied[3:]), reference[:3, :3])
     still = float(np.max(np.abs(out))) < STILL and not _any(twist)
