@@ -89,6 +89,13 @@ def test_a_singularity_a_joint_limit_and_proximity():
     assert "collision" in run_both(rigs, 0.3, lambda r: r.twist((0.03, 0.0, 0.0)))
 
 
+def test_a_turn_about_the_tool_below_the_stop_measure_then_halted():
+    """bb_arm's shoulder singularity (measure 0.0084): the exact solution, scaled as damping would, then the halt."""
+    rigs = twin(initial=[0.3, -0.5, 1.2, -0.7, 0.9, 0.2])
+    assert "singularity" in run_both(rigs, 3.5, lambda r: r.twist((0.0, 0.0, 0.0), (0.0, 0.0, 0.3), frame="tcp"))
+    assert rigs[0].servo.status.state == "halted"
+
+
 def test_a_chain_of_five_joints_tracks_the_position():
     rigs = twin(settings=ServoSettings(tip="wrist_2_link"))
     target = rigs[0].tool().copy()
