@@ -21,8 +21,11 @@ Each cycle:
    (:func:`~bb_robot.driver.servo_inputs.stamp_origin`).  No input, a stale twist or a silent
    stream of poses (none for ``command_timeout``), or a rejected message: zero.
 2. The wanted velocity changes by at most the tool accelerations per cycle.
-3. **Joint velocities**: damped least squares on the Jacobian at the setpoint (all six rows;
-   with fewer than six joints the three linear rows: position only, in the least-squares sense).
+3. **Joint velocities**: least squares on the Jacobian at the setpoint (all six rows; with fewer
+   than six joints the three linear rows: position only, in the least-squares sense).  Below
+   ``singularity_slowdown`` the solution is scaled as a whole to the joint speed damped least
+   squares would give, so that near a singularity the tool slows in the direction asked for
+   instead of turning away from it (:func:`~bb_robot.driver.servo_math.joint_velocities`).
 4. **One speed scale**, the smallest of:
 
    - *singularity*: the measure is the inverse condition number ``σ_min / σ_max`` of the
