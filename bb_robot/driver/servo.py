@@ -23,8 +23,8 @@ Each cycle:
 2. The wanted velocity changes by at most the tool accelerations per cycle.
 3. **Joint velocities**: least squares on the Jacobian at the setpoint (all six rows; with fewer
    than six joints the three linear rows: position only, in the least-squares sense).  Below
-   ``singularity_slowdown`` the solution is scaled as a whole to the joint speed damped least
-   squares would give, so that near a singularity the tool slows in the direction asked for
+   ``singularity_slowdown`` the solution is scaled as a whole within the joint speed damped least
+   squares allows, so that near a singularity the tool slows in the direction asked for
    instead of turning away from it (:func:`~bb_robot.driver.servo_math.joint_velocities`).
 4. **One speed scale**, the smallest of:
 

@@ -391,11 +391,11 @@ def joint_velocities(
     Above the slowdown measure: the least-squares solution (the exact one where the chain can
     move the tool so).  Below it, damped least squares would bound the joint speeds but bend the
     motion: each singular direction is damped by its own factor ``σ² / (σ² + λ²)``, so a twist
-    about the tool would also move the tool point, and a linear twist would turn the tool.
-    Here the damping slows the motion instead: the exact solution,
-    scaled as a whole to the joint speed damped least squares would give (``λ = 0.05 σ_max``
+    about the tool would also move the tool point, and a linear twist would turn the tool.  Here
+    the damping slows the motion instead: the exact solution, scaled as a whole down to the bound
+    damped least squares keeps the joint speeds within, ``|velocity| / (2 λ)`` (``λ = 0.05 σ_max``
     times the fraction of the slowdown measure still to go), so the tool moves in the direction
-    asked for, only slower.  A direction the chain cannot move in at all (``σ`` below
+    asked for, at most slower.  A direction the chain cannot move in at all (``σ`` below
     :data:`EXACT` ``σ_max``) is left out.
 
     Args:
@@ -415,9 +415,8 @@ def joint_velocities(
     if measure >= s[S_SLOWDOWN]:
         return exact, 1.0
     damping = 0.05 * sigma_max * (1.0 - measure / s[S_SLOWDOWN])
-    damped = matvec(scaled.T, solve(system + damping * damping * np.eye(rows), velocity))
-    size = norm(exact)
-    fraction = min(norm(damped) / size, 1.0) if size > 0.0 else 1.0
+    bound = 2.0 * damping * norm(exact)
+    fraction = min(norm(velocity) / bound, 1.0) if bound > 0.0 else 1.0
     return exact * fraction, fraction
 
 
