@@ -18,7 +18,9 @@ Run ``python benchmarks/bench_servo.py [--quick] [--no-docs]``.  In one run:
     (forward kinematics of the joint states), after the first 0.2 s; on the simulator and on MuJoCo.
 (d) **Drift** on MuJoCo: an angular twist about the tool (0.3 rad/s, 10 s): the tool point's
     largest deviation; a linear twist (3 cm/s, 3 s): the orientation's; a held pose (60 s, 10 s
-    with ``--quick``): the position's.
+    with ``--quick``): the position's; and into a singularity: from bb_arm's shoulder singularity
+    (:data:`SHOULDER`), the same angular twist about ``tcp``'s z at 100 Hz until the servo has
+    halted (4 s): the tool point's largest deviation, and how far the tool turned.
 
 Prints a Markdown report and rewrites the ``bench_servo`` section of ``docs/benchmarks.md``.
 """
@@ -63,6 +65,8 @@ SLOW_TITLE = "The Cartesian demo's streams on a slow host (`bench_servo.py --slo
 ARM = Path(__file__).resolve().parents[1] / "models" / "bb_arm.urdf"
 PERIOD_NS = 2_000_000
 READY = [0.0, -1.2, 1.5, -1.9, -1.5708, 0.0]
+#: bb_arm at its shoulder singularity (the wrist point 34 mm from the base axis, measure 0.0084).
+SHOULDER = [0.3, -0.5, 1.2, -0.7, 0.9, 0.2]
 
 
 class Clock:
@@ -76,12 +80,14 @@ class Clock:
 class Bench:
     """bb_arm's core with a servo on ``backend`` (simulated clock, lockstep)."""
 
-    def __init__(self, backend: str = "sim", clock: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self, backend: str = "sim", clock: Callable[[], int] | None = None, initial: list[float] | None = None
+    ) -> None:
         self.clock = Clock()
         robot = load_urdf(ARM)
         joints = driven_joints(robot)
         limits = L.from_robot(robot, joints)
-        options: dict[str, Any] = {"initial_positions": READY + [0.0] * (len(joints) - 6)}
+        options: dict[str, Any] = {"initial_positions": (initial or READY) + [0.0] * (len(joints) - 6)}
         backend_class: Any = SimBackend
         if backend == "mujoco":
             from bb_robot.driver.backends.mujoco import MujocoBackend
@@ -252,6 +258,25 @@ def drift(hold_seconds: float) -> tuple[float, float, float]:
     return worst[0], worst[1], worst[2]
 
 
+def into_singularity() -> tuple[float, float, str]:
+    """(d) on MuJoCo, from :data:`SHOULDER`: the tool point's largest deviation (m), the turn (rad), the final state."""
+    bench = Bench("mujoco", initial=SHOULDER)
+    bench.cycle(250)
+    start = bench.tool()
+    worst, count = [0.0], [0]
+
+    def angular() -> None:
+        if count[0] % 5 == 0:  # 100 Hz
+            bench.twist((0.0, 0.0, 0.0), (0.0, 0.0, 0.3), frame="tcp")
+        count[0] += 1
+        worst[0] = max(worst[0], float(np.linalg.norm(bench.tool()[:3, 3] - start[:3, 3])))
+
+    bench.cycle(2000, angular)
+    turned = float(np.linalg.norm(rotation_vector(bench.tool()[:3, :3] @ start[:3, :3].T)))
+    status = bench.servo.status
+    return worst[0], turned, f"{status.state}: {status.reason.split(' (')[0]}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer cycles, a smoke test")
@@ -269,6 +294,7 @@ def main(argv: list[str] | None = None) -> int:
     lat = {flag: latency(2.0 if args.quick else 10.0, flag) for flag in (True, False)}
     circles = {name: circle(name) for name in ("sim", "mujoco")}
     angular, linear, held = drift(10.0 if args.quick else 60.0)
+    singular, turned, halted = into_singularity()
     period = PERIOD_NS * 1e-9
     rows = [
         [
@@ -317,6 +343,12 @@ def main(argv: list[str] | None = None) -> int:
                         f"held pose, {10 if args.quick else 60} s: position",
                         f"{held * 1e6:.2f} µm",
                         "< 100 µm",
+                    ],
+                    [
+                        "angular twist about the tool into the shoulder singularity, until halted "
+                        f"(turned {math.degrees(turned):.0f}°, {halted}): tool point",
+                        f"{singular * 1000:.3f} mm",
+                        "< 1 mm",
                     ],
                 ],
             ),
