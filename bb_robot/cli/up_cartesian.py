@@ -5,7 +5,10 @@ for one robot on a thread of its own while ``bb-robot up`` shows its live view: 
 servo's chain to the ready pose with a FollowJointTrajectory goal, streams the circle's poses at
 :data:`~bb_robot.bringup.cartesian.STREAM_RATE`, and measures the tool (forward kinematics of the
 joint states received) against the circle; a turn the machine paused
-(:class:`~bb_robot.bringup.cartesian.TurnTiming`) is drawn again.  It never imports rclpy: the client does the ROS part.
+(:class:`~bb_robot.bringup.cartesian.TurnTiming`) is drawn again.  While it streams, the thread
+asks for real-time priority :data:`STREAM_PRIORITY` (as the driver's joint-state publisher does):
+on a slow, busy 2-core host the stream otherwise paused for 0.1-0.3 s in every turn.  It never
+imports rclpy: the client does the ROS part.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import numpy as np
 from bb_robot.bringup import cartesian
 from bb_robot.bringup.demo import move_point
 from bb_robot.cli.up_inputs import BringupPlan, UpError
+from bb_robot.driver.loop import request_realtime
 from bb_robot.errors import BbRobotError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import matrix_to_quaternion
@@ -33,6 +37,10 @@ if TYPE_CHECKING:
 CLEARANCE = 0.01
 #: Seconds the ready move may take beyond its own duration, and the joint states may take to arrive.
 SLACK = 20.0
+#: The real-time priority (SCHED_FIFO) the demo's thread asks for while it streams the circle (normal
+#: priority where Linux refuses it); the search for the ready pose, which computes, runs before, at
+#: normal priority.
+STREAM_PRIORITY = 1
 
 
 @dataclass
@@ -172,6 +180,7 @@ class CartesianDemo:
         assert state is not None
         circle = cartesian.Circle(self.chain.end_effector_pose(state[0]))
         self.outcome.phase = "drawing the circle"
+        request_realtime(STREAM_PRIORITY)
         pauses: list[str] = []
         for turn in range(1, cartesian.TURNS + 1):
             again = f" again (turn {turn} of at most {cartesian.TURNS})" if turn > 1 else ""

@@ -138,9 +138,16 @@ def test_commands_and_feedback_go_through_the_transmissions(
     diagnostics = probe.subscribe(DiagnosticArray, "/diagnostics", VOLATILE)
     index = probe.subscribe(String, f"{ns}/actuators", LATCHED)
 
-    wait_for(probe, lambda: "active: control loop" in node.log() and bool(joint_states), "active, joint states", node)
-    # Feedback -> joint space: joint = actuator / reduction + offset; the mimic joint follows.
+    # Feedback -> joint space: joint = actuator / reduction + offset; the mimic joint follows.  (A
+    # joint whose feedback has not arrived yet, or went stale on a busy machine, is left out of
+    # joint_states: wait for one with every joint.)
     expected = [p / EXPECTED[j][1] + EXPECTED[j][2] for p, j in zip(servo.positions, JOINTS, strict=True)]
+    wait_for(
+        probe,
+        lambda: "active: control loop" in node.log() and at(joint_states, JOINTS, expected),
+        f"active, a joint state with every joint at {expected}",
+        node,
+    )
     np.testing.assert_allclose(joint_positions(joint_states[-1], JOINTS), expected, atol=1e-12)
     assert joint_positions(joint_states[-1], ["slide_mimic"])[0] == pytest.approx(expected[3])
 
