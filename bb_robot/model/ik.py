@@ -212,7 +212,8 @@ def _ready_kernels(chain: Chain) -> compiled.Kernels | None:
         pose = np.eye(4)
         empty = np.empty((0, n))
         work = np.empty_like(prog.work)
-        kernels.ik_solve(
+        _ik_solve(
+            kernels,
             prog.code,
             chain.spec(),
             work,
@@ -229,6 +230,54 @@ def _ready_kernels(chain: Chain) -> compiled.Kernels | None:
         )
         _warm.append(True)
     return kernels
+
+
+def _read_only(array: Matrix) -> Matrix:
+    """A read-only view of ``array`` (no copy)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
+
+
+def _ik_solve(
+    kernels: compiled.Kernels,
+    code: Matrix,
+    spec: Matrix,
+    work: Matrix,
+    pose: Matrix,
+    tool: Matrix,
+    seed: Matrix,
+    low: Matrix,
+    high: Matrix,
+    tolerances: Matrix,
+    iterations: int,
+    randoms: Matrix,
+    best: Matrix,
+    stats: Matrix,
+) -> int:
+    """:func:`bb_robot.model._ik_numba.solve` with the arrays it only reads passed read-only.
+
+    numba compiles one specialisation per argument type, and a read-only array (a chain's limits,
+    a frozen pose) is another type than a writable one: passing every input read-only keeps the
+    one signature ``bb-robot kernels`` compiles at install, whatever the caller passes.
+    """
+    return int(
+        kernels.ik_solve(
+            code,
+            spec,
+            work,
+            _read_only(pose),
+            _read_only(tool),
+            _read_only(seed),
+            _read_only(low),
+            _read_only(high),
+            _read_only(tolerances),
+            iterations,
+            randoms,
+            best,
+            stats,
+        )
+    )
 
 
 #: Restarts drawn and run per call of the compiled solver, between looks at the clock.
@@ -268,8 +317,21 @@ def _compiled_solve(
     randoms = np.empty((0, n))
     random: np.random.Generator | None = None  # made at the first restart: fresh entropy costs a system call
     while True:
-        status = kernels.ik_solve(
-            prog.code, spec, work, pose, tool, start_q, low, high, tolerances, MAX_ITERATIONS, randoms, best, stats
+        status = _ik_solve(
+            kernels,
+            prog.code,
+            spec,
+            work,
+            pose,
+            tool,
+            start_q,
+            low,
+            high,
+            tolerances,
+            MAX_ITERATIONS,
+            randoms,
+            best,
+            stats,
         )
         if status == 1:
             _target(chain.robot, pose)  # raises, saying why

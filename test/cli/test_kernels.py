@@ -82,3 +82,47 @@ def test_a_command_that_must_compile_says_so_once_and_a_cached_run_says_nothing(
     assert second.returncode == 0, second.stderr
     assert "compiling" not in second.stderr
     assert second.stdout.splitlines()[1:] == first.stdout.splitlines()[1:]  # the first line has the time
+
+
+_READY_POSE = """
+import importlib, json
+import numpy as np
+from bb_robot.cli.kernels import KERNELS, compile_all
+from bb_robot.cli.up_cartesian import collision_check, servo_chain
+from bb_robot.cli.up_inputs import plan_bringup
+from bb_robot.bringup import cartesian
+from bb_robot.model import compiled
+
+
+def signatures():
+    found = {}
+    for kernel in KERNELS:
+        for name, value in vars(importlib.import_module(kernel.module)).items():
+            if hasattr(value, "signatures") and hasattr(value, "py_func"):
+                found[kernel.module + "." + name] = {str(s) for s in value.signatures}
+    return found
+
+
+compile_all(lambda line: None)
+before = signatures()
+compiled.choose("batch")  # as the bb-robot command runs
+plan = plan_bringup(None)
+chain = servo_chain(plan)
+ready = cartesian.ready_configuration(chain, np.zeros(chain.dof), clear=collision_check(plan, chain))
+added = {name: sorted(s - before.get(name, set())) for name, s in signatures().items() if s - before.get(name, set())}
+print(json.dumps({"ready": ready.tolist(), "added": added}))
+"""
+
+
+def test_the_cartesian_demos_ready_pose_search_needs_no_kernel_the_command_did_not_compile() -> None:
+    # What `bb-robot up --demo-cartesian` computes first.  It once passed writable joint limits where
+    # the command had compiled read-only ones, and compiled inverse kinematics again: minutes on a
+    # slow, busy host before the arm moved.  A signature numba adds (compiled, or loaded from a
+    # cache some other run left) is one `bb-robot kernels` did not compile.
+    result = subprocess.run(
+        [sys.executable, "-c", _READY_POSE], capture_output=True, text=True, cwd=REPO, timeout=600, check=False
+    )
+    assert result.returncode == 0, result.stderr
+    report = json.loads(result.stdout.splitlines()[-1])
+    assert len(report["ready"]) == 6  # the chain's joints
+    assert report["added"] == {}, "the ready pose search needs kernels bb-robot kernels does not compile"
