@@ -90,46 +90,45 @@ class BringupProcess:
         lines = [line for line in self.log().splitlines() if "ERROR" in line or "Error" in line or "error:" in line]
         return lines[-limit:]
 
+    def _node_processes(self) -> dict[int, list[str]]:
+        """The ROS node processes below the launch (``__node:=`` on their command line): pid → arguments.
+
+        A process a node itself starts (the driver's collision checker) shows the node's command
+        line between its fork and its exec; it is below a match, so it is left out (it was taken
+        for a restarted driver on a slow host).
+        """
+        matches: dict[int, tuple[int, list[str]]] = {}  # pid: (parent pid, arguments)
+        try:
+            children = psutil.Process(self.process.pid).children(recursive=True)
+        except psutil.Error:
+            return {}
+        for process in children:
+            try:
+                if process.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                arguments = process.cmdline()
+                parent = process.ppid()
+            except psutil.Error:
+                continue
+            if any(argument.startswith("__node:=") for argument in arguments):
+                matches[process.pid] = (parent, arguments)
+        return {pid: arguments for pid, (parent, arguments) in matches.items() if parent not in matches}
+
     def node_pids(self, node: str) -> dict[str, int]:
         """The running processes below the launch that run ROS node ``node``, by namespace ("" for none).
 
         launch_ros starts a node with ``-r __node:=<name>`` and ``-r __ns:=<namespace>``.
         """
         found: dict[str, int] = {}
-        try:
-            children = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.Error:
-            return found
-        for process in children:
-            try:
-                if process.status() == psutil.STATUS_ZOMBIE:
-                    continue
-                arguments = process.cmdline()
-            except psutil.Error:
-                continue
+        for pid, arguments in self._node_processes().items():
             if f"__node:={node}" in arguments:
                 namespace = next((a[len("__ns:=") :] for a in arguments if a.startswith("__ns:=")), "")
-                found[namespace.strip("/")] = process.pid
+                found[namespace.strip("/")] = pid
         return found
 
     def starting_nodes(self) -> list[int]:
-        """The ROS node processes below the launch (``__node:=`` on their command line) that have not
-        initialised ROS yet (:func:`handles_sigterm`)."""
-        try:
-            children = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.Error:
-            return []
-        starting = []
-        for process in children:
-            try:
-                if process.status() != psutil.STATUS_ZOMBIE and any(
-                    argument.startswith("__node:=") for argument in process.cmdline()
-                ):
-                    if not handles_sigterm(process.pid):
-                        starting.append(process.pid)
-            except psutil.Error:
-                continue
-        return starting
+        """The ROS node processes below the launch that have not initialised ROS yet (:func:`handles_sigterm`)."""
+        return [pid for pid in self._node_processes() if not handles_sigterm(pid)]
 
     def alive_children(self) -> list[psutil.Process]:
         """Processes seen below the launch (or the launch itself) that are still running."""

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from bb_robot.cli.up_process import DriverWatch
+import subprocess
+import sys
+
+import psutil
+
+from bb_robot.cli.up_process import BringupProcess, DriverWatch
 
 
 def test_a_driver_lost_and_respawned_is_said_in_order() -> None:
@@ -20,3 +25,38 @@ def test_a_driver_lost_and_respawned_is_said_in_order() -> None:
     assert watch.update(200) is None
     # Replaced without a gap seen in between: a restart too.
     assert watch.update(300) is not None and watch.restarts == 2
+
+
+_LAUNCH = r"""
+import os, subprocess, sys, time
+# A node as launch_ros starts it, which forks a child that has not exec'd yet (it still shows the
+# node's command line, as the driver's collision checker does for a moment at its start).
+node = subprocess.Popen([sys.executable, "-c", '''
+import os, sys, time
+if os.fork() == 0:
+    time.sleep(60)
+    os._exit(0)
+print("forked", flush=True)
+time.sleep(60)
+''', "--ros-args", "-r", "__node:=driver", "-r", "__ns:=/arm"], stdout=sys.stdout)
+time.sleep(60)
+"""
+
+
+def test_a_process_a_node_forks_is_not_taken_for_the_node() -> None:
+    launch = subprocess.Popen([sys.executable, "-c", _LAUNCH], stdout=subprocess.PIPE, text=True)
+    try:
+        assert launch.stdout is not None and launch.stdout.readline().strip() == "forked"
+        watched = object.__new__(BringupProcess)  # the process tree is all it reads
+        watched.process = launch
+        root = psutil.Process(launch.pid)
+        nodes = [p for p in root.children(recursive=True) if "__node:=driver" in p.cmdline()]
+        assert len(nodes) == 2  # the node and its forked child, both with the node's command line
+        node = next(p for p in nodes if p.ppid() == launch.pid)
+        assert watched.node_pids("driver") == {"arm": node.pid}
+        assert watched.node_pids("description") == {}
+    finally:
+        for process in psutil.Process(launch.pid).children(recursive=True):
+            process.kill()
+        launch.kill()
+        launch.wait()
