@@ -194,8 +194,11 @@ def test_bridge_frozen_longer_than_stale_timeout_then_resumed_without_a_burst(
         assert answer.status == 6, answer  # ABORTED
         assert "stale" in answer.result.error_string, answer.result.error_string
         if action == "disarm":
-            rig.wait(lambda: rig.arm_state[-1].data == "disarmed", "disarmed")
+            rig.wait(lambda: bool(rig.arm_state) and rig.arm_state[-1].data == "disarmed", "disarmed")
         else:
+            # The latched arm state may reach this process late (it was published at arming): wait
+            # for it, then it must still say armed.
+            rig.wait(lambda: bool(rig.arm_state), "the driver's arm state")
             assert rig.arm_state[-1].data == "armed"
         # Commands sent meanwhile are refused (none is queued for later).
         commands = probe.node.create_publisher(Float64MultiArray, f"{rig.ns}/bb_arm/set/target_joint_positions", STREAM)
