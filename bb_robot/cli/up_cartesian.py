@@ -213,9 +213,11 @@ class CartesianDemo:
         first_stamp = 0.0
         start = time.monotonic()
         period = 1.0 / cartesian.STREAM_RATE
-        while (t := time.monotonic() - start) <= circle.duration + cartesian.SETTLE and not self.stop.is_set():
+        while (t := (now := time.monotonic()) - start) <= circle.duration + cartesian.SETTLE and not self.stop.is_set():
             pose = circle.pose(t)
-            self.client.publish_pose(self.namespace, self.chain.base_link, pose[:3, 3].tolist(), quaternion)
+            # stamped for t: a pause between computing the pose and publishing it must not shift its stamp
+            age = time.monotonic() - now
+            self.client.publish_pose(self.namespace, self.chain.base_link, pose[:3, 3].tolist(), quaternion, age)
             timing.sent.append(t)
             view = self._view()
             if view.positions != last and (state := self._positions()) is not None:

@@ -230,20 +230,27 @@ class UpClient:
             self._pose_publishers[topic] = self.node.create_publisher(PoseStamped, topic, 10)
         return topic
 
-    def publish_pose(self, namespace: str, frame: str, position: Sequence[float], quaternion: Sequence[float]) -> None:
-        """Publish a tool pose target to the robot's servo (stamped now).
+    def publish_pose(
+        self, namespace: str, frame: str, position: Sequence[float], quaternion: Sequence[float], age: float = 0.0
+    ) -> None:
+        """Publish a tool pose target to the robot's servo, stamped with the moment it is for.
+
+        The servo carries a streamed pose forward from its stamp, so the stamp must be the moment
+        the pose was computed for, not when a busy machine got round to publishing it.
 
         Args:
             namespace: the robot's namespace.
             frame: ``header.frame_id`` (a link of the robot; "" the chain's base).
             position: x, y, z (m).
             quaternion: x, y, z, w.
+            age: how long ago (s) the moment the pose is for was; the stamp is now minus that.
         """
         from geometry_msgs.msg import PoseStamped
+        from rclpy.duration import Duration
 
         message = PoseStamped()
         message.header.frame_id = frame
-        message.header.stamp = self.node.get_clock().now().to_msg()
+        message.header.stamp = (self.node.get_clock().now() - Duration(nanoseconds=int(age * 1e9))).to_msg()
         p, q = message.pose.position, message.pose.orientation
         p.x, p.y, p.z = (float(v) for v in position)
         q.x, q.y, q.z, q.w = (float(v) for v in quaternion)
