@@ -14,6 +14,7 @@ module is missing from it, or when a cached kernel of a listed module is left un
 from __future__ import annotations
 
 import argparse
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +47,7 @@ class Kernel:
     warm: Callable[[], None]
 
 
+@functools.cache
 def _bundled_chain() -> SerialManipulator:
     return SerialManipulator.from_urdf(bundled_model(), tip="tcp")
 
@@ -104,7 +106,12 @@ def compile_all(report: Callable[[str], None] = print) -> dict[str, float]:
 
 
 def run(args: argparse.Namespace) -> int:
-    if compiled.import_kernels("bb_robot.model._frames_numba", "the kinematics kernels") is None:
+    if (
+        compiled.import_kernels(
+            "bb_robot.model._frames_numba", "the kinematics kernels", compiled.KERNEL_SECONDS["frames"]
+        )
+        is None
+    ):
         print("bb-robot kernels: numba is not installed or fails to load: bb_robot uses its numpy paths")
         return common.EXIT_INPUT
     where = Path(compiled.__file__).parents[1]

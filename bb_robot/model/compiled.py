@@ -60,7 +60,7 @@ MODES = ("auto", "batch", "numpy")
 #: Batches smaller than this take the numpy path in ``batch`` mode (loading numba is not worth it).
 MIN_BATCH = 16
 #: About how long each module of kernels takes numba to compile (s; measured with an empty cache on a
-#: 2-core AMD EPYC host, 2026-12-05: ``NUMBA_CACHE_DIR=$(mktemp -d) bb-robot kernels``), for the
+#: 2-core Intel Xeon host, 2026-12-05: ``NUMBA_CACHE_DIR=$(mktemp -d) bb-robot kernels``), for the
 #: line that says a compile is coming.
 KERNEL_SECONDS = {"frames": 12.0, "ik": 10.0, "servo": 25.0, "placement": 3.0}
 
@@ -260,14 +260,15 @@ def _announce_compiles(module: str, what: str, seconds: float) -> None:
     """
     from numba.core import event
 
-    class Announcer(event.Listener):
-        def on_start(self, started: Any) -> None:
-            _compile_started((started.data or {}).get("dispatcher"))
+    if not _KERNEL_MODULES:  # the first kernel module: listen once for the whole process
 
-        def on_end(self, ended: Any) -> None:
-            _depth[0] = max(0, _depth[0] - 1)
+        class Announcer(event.Listener):
+            def on_start(self, started: Any) -> None:
+                _compile_started((started.data or {}).get("dispatcher"))
 
-    if not _KERNEL_MODULES:
+            def on_end(self, ended: Any) -> None:
+                _depth[0] = max(0, _depth[0] - 1)
+
         event.register("numba:compile", Announcer())
     _KERNEL_MODULES[module] = (what, seconds)
 
