@@ -4,6 +4,9 @@
 models: each bundled URDF (and the arm of ``bb_arm_world.sdf``) gets the matrix of
 :func:`~bb_robot.collision.matrix.compute_matrix` with MoveIt's defaults and seed 0, beside it,
 where the driver and ``bb-robot check`` look first (:func:`bb_robot.collision.cache.companion_srdf`).
+Each is stamped for its model's description (:func:`bb_robot.collision.srdf.srdf_text`): the
+verification the driver runs on an SRDF before trusting it is shipped with the file, so it costs
+nothing at start-up (:mod:`bb_robot.collision.verify`).
 ``--check`` writes nothing and fails when a committed file differs (``test/collision`` checks the same).
 """
 
@@ -30,9 +33,9 @@ def srdf_name(model: str) -> str:
 
 
 def bundled_srdf(model_path: Path) -> str:
-    """The SRDF text of one bundled model file (10,000 samples, seed :data:`SEED`)."""
+    """The SRDF text of one bundled model file (10,000 samples, seed :data:`SEED`), stamped for its description."""
     loaded = load_file(str(model_path))
-    return srdf_text(compute_matrix(collision_model(loaded), seed=SEED))
+    return srdf_text(compute_matrix(collision_model(loaded), seed=SEED), loaded.description)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

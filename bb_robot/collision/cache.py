@@ -16,7 +16,7 @@ import os
 from pathlib import Path
 
 from bb_robot.collision.errors import SrdfError
-from bb_robot.collision.matrix import CollisionMatrix
+from bb_robot.collision.matrix import ALGORITHM_VERSION, CollisionMatrix
 from bb_robot.collision.srdf import write_srdf
 
 
@@ -30,9 +30,13 @@ def cache_directory() -> Path:
 
 
 def description_key(description: str | bytes) -> str:
-    """The cache key of a description: the SHA-256 of its text (UTF-8)."""
+    """The cache key of a description: the SHA-256 of the algorithm's version and the description's text (UTF-8).
+
+    The version (:data:`~bb_robot.collision.matrix.ALGORITHM_VERSION`) makes matrices an older
+    algorithm computed miss: they are computed again.
+    """
     data = description.encode("utf-8") if isinstance(description, str) else description
-    return hashlib.sha256(data).hexdigest()
+    return hashlib.sha256(f"bb_robot collision matrix, algorithm {ALGORITHM_VERSION}\n".encode() + data).hexdigest()
 
 
 def cache_path(description: str | bytes) -> Path:
@@ -58,7 +62,7 @@ def store(matrix: CollisionMatrix, description: str | bytes) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise SrdfError(str(path.parent), f"cannot create the cache directory: {error.strerror or error}") from None
-    write_srdf(matrix, path)
+    write_srdf(matrix, path, description)
     return path
 
 

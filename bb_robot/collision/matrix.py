@@ -7,11 +7,15 @@
 - ``Default``: pairs in contact at the default configuration (every joint at 0, or mid-range
   where 0 is outside its limits);
 - ``Always``: pairs in contact in more than 95 % of random configurations;
-- ``Never``: pairs never in contact in ``samples`` (10,000) random configurations.
+- ``Never``: pairs never in contact in ``samples`` (10,000) random configurations, and not in
+  contact where a search for their closest approach ends either.
 
-Random configurations are uniform within the joints' limits (continuous joints over one turn),
-drawn from ``numpy.random.default_rng(seed)``: the same seed gives the same matrix.  Contact is
-decided on the exact triangle meshes, as the Setup Assistant does.  Every other pair stays
+Each pair is sampled over the joints that move it (:mod:`bb_robot.collision.approach`), uniform
+within the joints' limits (continuous joints over one turn), drawn from
+``numpy.random.default_rng(seed)``: the same seed gives the same matrix.  Contact is decided on the
+exact triangle meshes, as the Setup Assistant does.  A pair sampling never found in contact but the
+search did stays checked, with the search's witness configuration and penetration depth; a
+``Never`` pair carries its margin, the smallest distance the search found.  Every other pair stays
 checked.
 """
 
@@ -23,6 +27,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from bb_robot.collision.approach import Finding, survey
 from bb_robot.collision.model import CollisionModel, LinkPair, link_pair
 from bb_robot.model.robot import Robot
 from bb_robot.model.transforms import Matrix
@@ -36,6 +41,9 @@ USER = "User"
 #: MoveIt's thresholds.
 DEFAULT_SAMPLES = 10_000
 ALWAYS_FRACTION = 0.95
+#: The version of how matrices are computed (part of the cache's key): 2 samples each pair over its
+#: own joints and searches the closest approach of the pairs never in contact.
+ALGORITHM_VERSION = 2
 
 
 @dataclass(frozen=True)
@@ -49,6 +57,10 @@ class CollisionMatrix:
         samples: how many random configurations decided ``Always`` / ``Never`` (0: read, not computed).
         seed: the random seed used (``None`` when read).
         fractions: for computed matrices, each sampled pair's fraction of configurations in contact.
+        margins: for computed matrices, each ``Never`` pair's margin: the smallest distance the
+            search found (m; absent where it measured none).
+        reached: for computed matrices, the pairs sampling never saw in contact but the search did
+            (left checked): each one's finding, with its witness configuration and depth.
     """
 
     robot: str
@@ -56,6 +68,8 @@ class CollisionMatrix:
     samples: int = 0
     seed: int | None = None
     fractions: Mapping[LinkPair, float] = field(default_factory=dict)
+    margins: Mapping[LinkPair, float] = field(default_factory=dict)
+    reached: Mapping[LinkPair, Finding] = field(default_factory=dict)
 
     def is_disabled(self, a: str, b: str) -> bool:
         """Whether the pair of links ``a``, ``b`` is left unchecked."""
@@ -65,7 +79,9 @@ class CollisionMatrix:
         """This matrix with ``other``'s disabled pairs added (this one's reasons win)."""
         disabled = dict(other.disabled)
         disabled.update(self.disabled)
-        return CollisionMatrix(self.robot, disabled, self.samples, self.seed, dict(self.fractions))
+        return CollisionMatrix(
+            self.robot, disabled, self.samples, self.seed, dict(self.fractions), dict(self.margins), dict(self.reached)
+        )
 
 
 def default_configuration(robot: Robot, joint_names: Iterable[str]) -> Matrix:
@@ -170,16 +186,18 @@ def compute_matrix(
     always_fraction: float = ALWAYS_FRACTION,
     chunk: int = 500,
     progress: Callable[[int, int], None] | None = None,
+    search: bool = True,
 ) -> CollisionMatrix:
     """Compute the allowed-collision matrix of a robot (see the module docstring).
 
     Args:
         model: the robot's collision model (its own disabled pairs and obstacles are ignored).
-        samples: random configurations for ``Always`` / ``Never`` (0: only ``Adjacent`` and ``Default``).
+        samples: random configurations per pair for ``Always`` / ``Never`` (0: only ``Adjacent`` and ``Default``).
         seed: the random generator's seed.
         always_fraction: a pair in contact in more than this fraction of samples is ``Always``.
         chunk: configurations per batch (memory against speed).
-        progress: called with ``(done, samples)`` after each batch.
+        progress: called with ``(done, total)`` samples after each batch.
+        search: search the closest approach of pairs never in contact (off: MoveIt's rule alone).
 
     Returns:
         The matrix.
@@ -191,32 +209,68 @@ def compute_matrix(
         raise ValueError(f"samples must be >= 0, got {samples}")
     if not 0.0 < always_fraction <= 1.0:
         raise ValueError(f"always_fraction must be in (0, 1], got {always_fraction}")
+    disabled = fixed_pairs(model)
+    fractions: dict[LinkPair, float] = {}
+    margins: dict[LinkPair, float] = {}
+    reached: dict[LinkPair, Finding] = {}
+    if samples:
+        sampled = CollisionModel(model.robot, model.parts, disabled).pairs
+        findings = survey_pairs(model, sampled, samples, seed, chunk=chunk, search=search, progress=progress)
+        for pair, finding in sorted(findings.items()):
+            fractions[pair] = finding.fraction
+            if finding.searched:
+                reached[pair] = finding
+            elif finding.count == 0:
+                disabled[pair] = NEVER
+                if finding.margin is not None:
+                    margins[pair] = finding.margin
+            elif finding.fraction > always_fraction:
+                disabled[pair] = ALWAYS
+    return CollisionMatrix(model.robot.name, dict(sorted(disabled.items())), samples, seed, fractions, margins, reached)
+
+
+def fixed_pairs(model: CollisionModel) -> dict[LinkPair, str]:
+    """The pairs disabled without sampling: ``Adjacent``, then ``Default`` (in contact at the default configuration).
+
+    Args:
+        model: the robot's collision model (its own disabled pairs and obstacles are ignored).
+
+    Returns:
+        Each such pair and its reason, sorted.
+    """
     robot = model.robot
-    names = model.fk.joint_names
     disabled: dict[LinkPair, str] = dict.fromkeys(sorted(adjacent_pairs(robot, model.links_with_geometry)), ADJACENT)
     bare = CollisionModel(robot, model.parts, disabled)
-    for pair in sorted(bare.colliding_batch(default_configuration(robot, names)[None, :])[0]):
+    for pair in sorted(bare.colliding_batch(default_configuration(robot, model.fk.joint_names)[None, :])[0]):
         disabled.setdefault(pair, DEFAULT)
-    fractions: dict[LinkPair, float] = {}
-    if samples:
-        sampled = CollisionModel(robot, model.parts, disabled)
-        counts = dict.fromkeys(sampled.pairs, 0)
-        rng = np.random.default_rng(seed)
-        lower, upper = joint_bounds(robot, names)
-        done = 0
-        while done < samples:
-            size = min(chunk, samples - done)
-            batch = rng.uniform(lower, upper, size=(size, len(names))) if names else np.zeros((size, 0))
-            for found in sampled.colliding_batch(batch):
-                for pair in found:
-                    counts[pair] += 1
-            done += size
-            if progress is not None:
-                progress(done, samples)
-        for pair, count in sorted(counts.items()):
-            fractions[pair] = count / samples
-            if count == 0:
-                disabled[pair] = NEVER
-            elif count / samples > always_fraction:
-                disabled[pair] = ALWAYS
-    return CollisionMatrix(robot.name, dict(sorted(disabled.items())), samples, seed, fractions)
+    return disabled
+
+
+def survey_pairs(
+    model: CollisionModel,
+    pairs: Iterable[LinkPair],
+    samples: int = DEFAULT_SAMPLES,
+    seed: int = 0,
+    *,
+    chunk: int = 500,
+    search: bool = True,
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[LinkPair, Finding]:
+    """:func:`~bb_robot.collision.approach.survey` within the joints' limits, other joints at the default configuration.
+
+    Args:
+        model: the robot's collision model.
+        pairs: the link pairs to decide.
+        samples: random configurations per pair (at least 1).
+        seed: the random generator's seed.
+        chunk: configurations per batch.
+        search: search the closest approach of pairs never in contact.
+        progress: called with ``(done, total)`` samples after each batch.
+
+    Returns:
+        Each pair's finding.
+    """
+    names = model.fk.joint_names
+    bounds = joint_bounds(model.robot, names)
+    default = default_configuration(model.robot, names)
+    return survey(model, pairs, samples, seed, bounds, default, chunk=chunk, search=search, progress=progress)

@@ -421,6 +421,23 @@ class CollisionModel:
         Raises:
             InvalidJointValue: a wrong shape or a non-finite value.
         """
+        return self.contacts_batch(q, exact)[0]
+
+    def contacts_batch(self, q: npt.ArrayLike, exact: bool = True) -> tuple[list[frozenset[LinkPair]], Matrix]:
+        """:meth:`colliding_batch`, and how near each checked link pair's bounding spheres come in each configuration.
+
+        Args:
+            q: ``(batch, n)`` joint coordinates.
+            exact: compare triangle meshes.
+
+        Returns:
+            One set of link pairs in contact per configuration, and ``(batch, len(pairs))``: for each
+            checked link pair (:attr:`pairs` order), the smallest gap between the bounding spheres of
+            its parts (negative where they overlap): a lower bound of the pair's distance.
+
+        Raises:
+            InvalidJointValue: a wrong shape or a non-finite value.
+        """
         frames = np.asarray(self.fk.compute(np.atleast_2d(np.asarray(q, dtype=float))))
         placed = frames[:, self._link_of]
         rotations, translations = self._split(placed @ self._local)
@@ -431,4 +448,14 @@ class CollisionModel:
             pairs = np.flatnonzero(gaps[sample] <= 0.0).tolist()
             found = self._contacts(rotations[sample], translations[sample], pairs, exact, False)
             results.append(frozenset(self._link_pairs[k] for k in found))
-        return results
+        order, starts = self._pair_groups()
+        link_gaps = np.minimum.reduceat(gaps[:, order], starts, axis=1) if starts.size else gaps[:, :0]
+        return results, link_gaps
+
+    def _pair_groups(self) -> tuple[npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+        """The part pairs ordered by their link pair (:attr:`pairs` order) and where each link pair starts."""
+        index = {pair: i for i, pair in enumerate(self.pairs)}
+        keys = np.array([index[pair] for pair in self._link_pairs], dtype=np.intp)
+        order = np.argsort(keys, kind="stable")
+        starts = np.flatnonzero(np.diff(np.concatenate(([-1], keys[order])))) if keys.size else keys
+        return order.astype(np.intp), starts.astype(np.intp)

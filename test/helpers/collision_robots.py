@@ -107,10 +107,15 @@ def pin_labels(model: Any, geometry: Any, ours: CollisionModel) -> list[str]:
 
 
 def to_hulls(geometry: Any) -> None:
+    """Each mesh of Pinocchio's geometry replaced by its convex hull, built from the hull's vertices only (as
+    bb_robot builds it: coal's buildConvexRepresentation keeps interior vertices, which mislead GJK)."""
+    import coal
+
     for item in geometry.geometryObjects:
         if hasattr(item.geometry, "buildConvexRepresentation"):
-            item.geometry.buildConvexRepresentation(False)
-            item.geometry = item.geometry.convex
+            points = coal.StdVec_Vec3s()
+            points.extend(np.array(item.geometry.vertices(), dtype=float).reshape(-1, 3))
+            item.geometry = coal.ConvexBase.convexHull(points, False, "Qt")
 
 
 def build(urdf: Path, srdf: Path | None, share: Path | None) -> tuple[CollisionModel, Any, Any]:
