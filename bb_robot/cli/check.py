@@ -20,6 +20,7 @@ from bb_robot.cli.show import format_tree, summary
 from bb_robot.collision.errors import CollisionError
 from bb_robot.collision.matrix import default_pose_contacts
 from bb_robot.collision.sources import collision_model, find_matrix
+from bb_robot.collision.verify import review
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import (
     Format,
@@ -295,7 +296,9 @@ def run(args: argparse.Namespace) -> int:
         xacro_args=common.parse_xacro_args(args.xacro_arg),
     )
     if report.ok and report.loaded is not None:
-        report.warnings.extend(collision_warnings(report.loaded, args.resource_path, quiet=args.json))
+        report.warnings.extend(
+            collision_warnings(report.loaded, args.resource_path, quiet=args.json, srdf=args.srdf or None)
+        )
     if args.json:
         common.print_json(report.as_json())
     else:
@@ -303,23 +306,42 @@ def run(args: argparse.Namespace) -> int:
     return common.EXIT_OK if report.ok else common.EXIT_INPUT
 
 
-def collision_warnings(loaded: LoadedModel, search_dirs: Sequence[str], *, quiet: bool = False) -> list[str]:
-    """Warnings for link pairs in contact at the default pose (not adjacent, not disabled by an SRDF beside the
-    model or the cache): MoveIt's rule.  Where the geometry cannot be checked (no coal, a mesh not found) a
-    note says so on stderr (unless ``quiet``) and there is no warning: ``check`` is about the description."""
+def collision_warnings(
+    loaded: LoadedModel, search_dirs: Sequence[str], *, quiet: bool = False, srdf: str | None = None
+) -> list[str]:
+    """Warnings about the collision geometry and its SRDF, as the driver would see them.
+
+    - each pair the SRDF (``srdf``, else ``<model>.srdf`` beside the model, else the cache) disables
+      that can touch, with the file and a witness (:mod:`bb_robot.collision.verify`; cached per pair
+      of files);
+    - link pairs in contact at the default pose that are neither adjacent nor disabled: MoveIt's rule.
+
+    Where the geometry cannot be checked (no coal, a mesh not found) a note says so on stderr (unless
+    ``quiet``) and there is no warning: ``check`` is about the description.
+
+    Raises:
+        SrdfError: an SRDF given with ``srdf`` cannot be read or names a link the robot does not have.
+    """
     if not any(link.collisions for link in loaded.robot.links.values()):
         return []
     try:
         model = collision_model(loaded, search_dirs)
-        found = find_matrix(loaded, model)
+    except CollisionError as error:
+        if not quiet:
+            print(f"note: collision geometry not checked: {error}", file=sys.stderr)
+        return []
+    found = find_matrix(loaded, model, srdf) if srdf else None
+    try:
+        found = found or find_matrix(loaded, model)
+        matrix, srdf_warnings = review(model, loaded.description, found.matrix, found.read_from, False)
         if found.origin != "partial":  # a partial matrix disables the very pairs warned about here
-            model = model.with_allowed(found.matrix.disabled)
+            model = model.with_allowed(matrix.disabled)
         pairs = default_pose_contacts(model)
     except CollisionError as error:
         if not quiet:
             print(f"note: collision geometry not checked: {error}", file=sys.stderr)
         return []
-    return [
+    return srdf_warnings + [
         f"links '{a}' and '{b}' are in contact at the default pose (each joint at 0, or mid-range where 0 is outside "
         "its limits); disable the pair in an SRDF if that is intended"
         for a, b in pairs
@@ -359,5 +381,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "and every error with its file and line. Exits 1 when there is an error.",
     )
     common.add_input_options(parser)
+    parser.add_argument(
+        "--srdf",
+        metavar="SRDF",
+        help="the SRDF to verify (default: <model>.srdf beside the model, else the cache): a warning names each pair "
+        "it disables that can touch",
+    )
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)

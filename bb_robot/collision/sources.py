@@ -75,6 +75,11 @@ class MatrixSource:
     origin: str
     path: str | None
 
+    @property
+    def read_from(self) -> str | None:
+        """The SRDF file the matrix was read from (``None``: computed, or partial): what is verified before use."""
+        return self.path if self.origin in ("srdf", "beside the model", "cache") else None
+
     def describe(self) -> str:
         """One sentence for a log line."""
         count = len(self.matrix.disabled)

@@ -49,6 +49,7 @@ import numpy.typing as npt
 from bb_robot.collision.model import CollisionModel, Contact, placement_kernel
 from bb_robot.collision.path import check_path
 from bb_robot.collision.sources import collision_model, find_matrix
+from bb_robot.collision.verify import review
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
 from bb_robot.driver.collision_checker import (
@@ -596,6 +597,7 @@ def build_guard(
     search_dirs: Sequence[str] = (),
     log: LogFunction | None = None,
     velocity_limits: FloatArray | None = None,
+    trust_srdf: bool = False,
 ) -> CollisionGuard | None:
     """The guard of a loaded model at configure, or ``None`` when the model has no collision geometry.
 
@@ -610,6 +612,7 @@ def build_guard(
         search_dirs: where meshes, includes and world files are looked for (``model_dirs``).
         log: ``log(level, text)``: where the matrix came from, the obstacles, the contacts allowed.
         velocity_limits: the joints' velocity limits (see :class:`CollisionGuard`).
+        trust_srdf: ``collision.trust_srdf``: keep the SRDF's pairs that can touch disabled (still warned about).
 
     Returns:
         The guard, not started (:meth:`CollisionGuard.prepare` spawns its process and loads the compiled
@@ -635,9 +638,13 @@ def build_guard(
     model = collision_model(loaded, search_dirs)
     lap("collision model")
     found = find_matrix(loaded, model, srdf or None, compute_matrix, search_dirs=search_dirs)
-    model = model.with_allowed(found.matrix.disabled)
     lap("collision matrix")
     say("info" if found.origin != "partial" else "warning", found.describe())
+    matrix, warnings = review(model, loaded.description, found.matrix, found.read_from, trust_srdf)
+    for warning in warnings:
+        say("warning", warning)
+    model = model.with_allowed(matrix.disabled)
+    lap("SRDF verified")
     if world:
         obstacles = model_world(loaded, world, search_dirs)
         model = model.with_obstacles(obstacles.parts)

@@ -286,6 +286,15 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         when="configure",
     ),
     ParameterSpec(
+        "collision.trust_srdf",
+        False,
+        "Keep every pair the SRDF disables unchecked, even those verification finds can touch (a warning still names "
+        "each once, with the file and a witness configuration). False: such pairs are checked anyway. Read at "
+        "configure.",
+        type="bool",
+        when="configure",
+    ),
+    ParameterSpec(
         "collision.compute_matrix",
         False,
         "With no SRDF and no cached matrix: compute the allowed-collision matrix at configure (10,000 samples, "

@@ -222,6 +222,7 @@ class DriverParameters:
             search_dirs=self.texts("model_dirs"),
             log=log,
             velocity_limits=limits.velocity,
+            trust_srdf=self.flag("collision.trust_srdf"),
         )
 
     def tolerance_defaults(self, joints: Sequence[str]) -> ToleranceDefaults:
