@@ -33,15 +33,21 @@ def table_world(*extra_models: str) -> str:
     return f'<?xml version="1.0"?>\n<sdf version="1.9">\n  <world name="cell">\n{body}  </world>\n</sdf>\n'
 
 
-def panda_files() -> tuple[Path, Path, Path]:
-    """``(urdf, srdf, share)``: the Panda of example-robot-data, its SRDF and the share directory its
-    ``package://example-robot-data/...`` mesh URIs resolve in; skips where it is not installed."""
+def example_robot_files(urdf: str, srdf: str) -> tuple[Path, Path, Path]:
+    """``(urdf, srdf, share)``: a robot of example-robot-data (the URDF path ending in ``urdf``), its SRDF
+    ``<robot>/srdf/<srdf>`` and the share directory its ``package://example-robot-data/...`` mesh URIs
+    resolve in; skips where it is not installed."""
     for path in example_robot_data_urdfs():
-        if path.as_posix().endswith("panda_description/urdf/panda.urdf"):
-            share = path.parents[4]  # <share>/example-robot-data/robots/panda_description/urdf/panda.urdf
-            return path, path.parents[1] / "srdf" / "panda.srdf", share
+        if path.as_posix().endswith(urdf):
+            share = path.parents[4]  # <share>/example-robot-data/robots/<robot>/<dir>/<file>.urdf
+            return path, path.parents[1] / "srdf" / srdf, share
     pytest.skip("example-robot-data (scripts/setup installs it) is not installed")
     raise AssertionError  # unreachable
+
+
+def panda_files() -> tuple[Path, Path, Path]:
+    """``(urdf, srdf, share)`` of the Panda of example-robot-data (:func:`example_robot_files`)."""
+    return example_robot_files("panda_description/urdf/panda.urdf", "panda.srdf")
 
 
 def two_bodies(base: str, mover: str, axis: str = "1 0 0") -> str:
