@@ -440,14 +440,18 @@ class CollisionModel:
         """
         frames = np.asarray(self.fk.compute(np.atleast_2d(np.asarray(q, dtype=float))))
         placed = frames[:, self._link_of]
-        rotations, translations = self._split(placed @ self._local)
         centers = np.einsum("bpij,pj->bpi", placed[:, :, :3], self._centers)
         gaps = np.linalg.norm(centers[:, self._first] - centers[:, self._second], axis=2) - self._reach
-        results: list[frozenset[LinkPair]] = []
-        for sample in range(frames.shape[0]):
-            pairs = np.flatnonzero(gaps[sample] <= 0.0).tolist()
-            found = self._contacts(rotations[sample], translations[sample], pairs, exact, False)
-            results.append(frozenset(self._link_pairs[k] for k in found))
+        nothing: frozenset[LinkPair] = frozenset()
+        results = [nothing] * frames.shape[0]
+        # Only the configurations where some pair's spheres overlap reach coal, with their parts placed then.
+        samples, pairs = np.nonzero(gaps <= 0.0)
+        bounds = np.flatnonzero(np.diff(samples)) + 1
+        firsts = samples[np.append(0, bounds)] if samples.size else samples
+        for sample_pairs, sample in zip(np.split(pairs, bounds), firsts, strict=False):
+            rotations, translations = self._split(placed[sample] @ self._local)
+            found = self._contacts(rotations, translations, sample_pairs.tolist(), exact, False)
+            results[int(sample)] = frozenset(self._link_pairs[k] for k in found)
         order, starts = self._pair_groups()
         link_gaps = np.minimum.reduceat(gaps[:, order], starts, axis=1) if starts.size else gaps[:, :0]
         return results, link_gaps
