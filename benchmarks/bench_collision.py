@@ -12,7 +12,10 @@ Prints a Markdown report and rewrites the ``bench_collision`` section of ``docs/
     ``computeDistances`` (every pair; its minimum).
 (c) A path check (``check_path``): a 2 s path at the driver's 500 Hz, cost per second of path and
     the number of distance queries the motion bound needed, against a query at every cycle.
-(d) The allowed-collision matrix (``compute_matrix``) against the number of samples.
+(d) The allowed-collision matrix of Baxter, Talos, the Panda and the UR5, cold, and an independent
+    1,000,000-sample Pinocchio + coal check of the pairs it calls Never (``matrix_verdicts.py``);
+    the SRDF checks (ur3_gripper's, the bundled models').  ``--section d`` runs only this and
+    rewrites only its part of the section.
 (e) The driver's 500 Hz loop (``DriverCore`` on the simulator, real time) with the collision guard
     off and on, while a streamed command swings the arm towards a post and back: lag and skipped
     cycles.
@@ -27,10 +30,11 @@ from pathlib import Path
 from typing import Any
 
 import _common
+import matrix_verdicts
 import numpy as np
 from helpers.collision_robots import BUNDLED_ARM, build, panda_files, pin_q, to_hulls
 
-from bb_robot.collision.matrix import compute_matrix, joint_bounds
+from bb_robot.collision.matrix import joint_bounds
 from bb_robot.collision.model import CollisionModel
 from bb_robot.collision.path import check_path
 
@@ -164,21 +168,48 @@ def bench_paths(repeat: int) -> list[list[str]]:
     return rows
 
 
-def bench_matrix(quick: bool) -> list[list[str]]:
-    rows = []
-    ours = arms()["Panda (meshes, SRDF)"][0]
-    bare = ours.with_allowed(())
-    compute_matrix(bare, samples=100)  # warm: kernels, caches
-    for samples in (1_000, 3_000) if quick else (1_000, 3_000, 10_000, 30_000):
-        start = CLOCK()
-        matrix = compute_matrix(bare, samples=samples, seed=0)
-        took = CLOCK() - start
-        counts: dict[str, int] = {}
-        for reason in matrix.disabled.values():
-            counts[reason] = counts.get(reason, 0) + 1
-        summary = ", ".join(f"{k} {v}" for k, v in sorted(counts.items()))
-        rows.append([f"{samples:,}", _common.format_seconds(took), _common.format_seconds(took / samples), summary])
-    return rows
+def bench_matrix(samples: int) -> tuple[list[str], list[tuple[str, str]]]:
+    """(d): its Markdown lines and its verdicts."""
+    rows, targets = matrix_verdicts.matrix_rows(samples)
+    srdf_rows = matrix_verdicts.srdf_rows()
+    lines = [
+        "### (d) The allowed-collision matrix of real robots, checked independently",
+        "",
+        "*matrix*: `bb-robot collisions FILE --json` (10,000 samples per pair over the joints that move it, "
+        "seed 0, then the closest-approach search of the pairs never in contact) in a fresh process with an "
+        "empty cache, wall time; *Never*: the pairs it disables as never in contact, *smallest margin* the "
+        "nearest any of them came in the search; *found by the search*: pairs the samples never saw in "
+        "contact but the search did (left checked), each witness replayed in Pinocchio; *independent*: "
+        f"Pinocchio's own model and meshes (coal), configurations uniform within Pinocchio's limits, seed "
+        f"{matrix_verdicts.INDEPENDENT_SEED} (every joint drawn, so each pair is sampled over its own joints), "
+        "the Never pairs in contact.",
+        "",
+        "Verdicts of this part:",
+        "",
+        *(f"- **{status}**: {text}" for status, text in targets),
+        "",
+        _common.markdown_table(
+            ["robot", "samples", "Never", "smallest margin", "found by the search", "independent", "matrix (cold)"],
+            rows,
+        ),
+        "",
+        "SRDFs verified (`bb-robot collisions FILE --srdf IN --verify`, a fresh process, empty cache; the bundled "
+        "models' SRDFs carry their verification as a stamp, and again with the stamp removed):",
+        "",
+        _common.markdown_table(["SRDF", "result", "time (cold)"], srdf_rows),
+    ]
+    return lines, targets
+
+
+def replace_subsection(page: Path, section: str, heading: str, lines: list[str]) -> None:
+    """Replace the subsection starting at ``heading`` (up to the next ``### ``) inside ``section`` of ``page``."""
+    text = page.read_text(encoding="utf-8")
+    start = text.index(f"<!-- {section}:start -->")
+    begin = text.index(heading, start)
+    after = text.find("\n### ", begin + len(heading))
+    end_marker = text.index(f"<!-- {section}:end -->", start)
+    end = after + 1 if 0 <= after < end_marker else end_marker
+    page.write_text(text[:begin] + "\n".join(lines) + "\n\n" + text[end:], encoding="utf-8")
 
 
 def _driver_run(seconds: float, guard_on: bool, world: str) -> tuple[list[str], int, float]:
@@ -296,10 +327,25 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="fewer repetitions (smoke test)")
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument("--section", choices=["d"], help="run only this part and rewrite only its subsection")
+    parser.add_argument(
+        "--independent-samples",
+        type=int,
+        default=1_000_000,
+        metavar="N",
+        help="(d): the independent check's samples (default 1,000,000; --quick: 100,000)",
+    )
     args = parser.parse_args(argv)
     if pin is None:
         print("Pinocchio (`pin`) is not installed: nothing to compare with", file=sys.stderr)
         return 1
+    independent = 100_000 if args.quick and args.independent_samples == 1_000_000 else args.independent_samples
+    if args.section == "d":
+        matrix_lines, _ = bench_matrix(independent)
+        print("\n".join(matrix_lines))
+        if not args.no_docs:
+            replace_subsection(_common.DOCS_PAGE, "bench_collision", "### (d)", matrix_lines)
+        return 0
     repeat = 3 if args.quick else 9
     machine = _common.machine_summary(("numpy", "pin", "coal"))
     print(f"machine: {machine}", file=sys.stderr)
@@ -310,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
     print("(c) paths", file=sys.stderr)
     path_rows = bench_paths(repeat)
     print("(d) the matrix", file=sys.stderr)
-    matrix_rows = bench_matrix(args.quick)
+    matrix_lines, matrix_targets = bench_matrix(independent)
+    targets.extend(matrix_targets)
     print("(e) the driver's loop", file=sys.stderr)
     driver_rows, driver_target = bench_driver(3.0 if args.quick else 9.0)
     targets.append(driver_target)
@@ -354,11 +401,7 @@ def main(argv: list[str] | None = None) -> int:
         "",
         _common.markdown_table(["robot", "refused", "check_path", "queries", "every cycle"], path_rows),
         "",
-        "### (d) The allowed-collision matrix of the Panda against the number of samples",
-        "",
-        "`compute_matrix` (triangle meshes, MoveIt's categories); the default is 10,000 samples.",
-        "",
-        _common.markdown_table(["samples", "time", "per sample", "disabled"], matrix_rows),
+        *matrix_lines,
         "",
         "### (e) The driver's 500 Hz loop with the collision guard off and on",
         "",

@@ -96,3 +96,21 @@ def test_check_warns_of_contact_at_the_default_pose(run_cli: RunCli, tmp_path: P
     assert quiet.returncode == 0, quiet
     assert "at the default pose" not in quiet.stderr
     assert load_file(str(copy)).robot.name == "panda"
+
+
+def test_verify_reports_the_pairs_that_touch_and_exits_1(run_cli: RunCli, tmp_path: Path) -> None:
+    env = {"BB_ROBOT_CACHE_DIR": str(tmp_path / "cache")}
+    assert run_cli("collisions", ARM, "--verify", env=env).returncode == 2
+    shipped = run_cli("collisions", ARM, "--srdf", ARM.with_suffix(".srdf"), "--verify", "--json", env=env)
+    assert shipped.returncode == 0, shipped
+    assert shipped.json()["origin"] == "stamp" and shipped.json()["touching"] == 0
+    doctored = tmp_path / "arm.srdf"
+    text = ARM.with_suffix(".srdf").read_text(encoding="utf-8")
+    doctored.write_text(
+        text.replace("</robot>", '<disable_collisions link1="base_link" link2="wrist_3_link" reason="Never"/></robot>'),
+        encoding="utf-8",
+    )
+    result = run_cli("collisions", ARM, "--srdf", doctored, "--verify", env=env)
+    assert result.returncode == 1, result
+    row = next(line.split() for line in result.stdout.splitlines() if line.startswith("base_link       wrist_3_link"))
+    assert row[2:5] == ["Never", "touches", "witness"] and row[-1] == "mm"
