@@ -30,10 +30,7 @@ SEED = 31_337  # the matrix's is 0
 
 
 @pytest.mark.parametrize("robot", sorted(ROBOTS))
-def test_never_pairs_never_touch_in_pinocchio_and_witnesses_do(
-    robot: str, capsys: pytest.CaptureFixture[str], tmp_path: object, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setenv("BB_ROBOT_CACHE_DIR", str(tmp_path))
+def test_never_pairs_never_touch_in_pinocchio_and_witnesses_do(robot: str, capsys: pytest.CaptureFixture[str]) -> None:
     urdf, _, share = example_robot_files(*ROBOTS[robot])
     assert main(["collisions", str(urdf), "--resource-path", str(share), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

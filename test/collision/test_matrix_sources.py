@@ -14,13 +14,6 @@ from bb_robot.loading import load_file, load_text
 MODELS = Path(__file__).resolve().parents[2] / "models"
 
 
-@pytest.fixture(autouse=True)
-def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("BB_ROBOT_CACHE_DIR", str(cache))
-    return cache
-
-
 def test_the_bundled_srdf_is_found_beside_the_file_and_by_the_text() -> None:
     from_file = load_file(str(MODELS / "bb_arm.urdf"))
     found = find_matrix(from_file, collision_model(from_file))

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from helpers.collision_robots import example_robot_files
 
 from bb_robot.collision.matrix import ADJACENT, ALWAYS, DEFAULT, NEVER, CollisionMatrix, compute_matrix
@@ -40,13 +39,6 @@ SYNTHETIC = """<robot name="kinds">
   <joint name="lamp_fixed" type="fixed"><parent link="mast"/><child link="lamp"/><origin xyz="0 0 2"/></joint>
 </robot>
 """
-
-
-@pytest.fixture(autouse=True)
-def empty_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    cache = tmp_path / "cache"
-    monkeypatch.setenv("BB_ROBOT_CACHE_DIR", str(cache))
-    return cache
 
 
 def test_the_ur3_gripper_srdf_disables_exactly_two_pairs_that_touch() -> None:
