@@ -237,7 +237,7 @@ def target_stream(
     publisher: Any, rate: float, count: int, first: float, step: float, width: int
 ) -> tuple[threading.Thread, np.ndarray]:
     """A thread, not started, that publishes ``count`` sas targets (``std_msgs/Float64MultiArray``)
-    on ``publisher`` from a :class:`~bb_robot.driver.loop.RateLoop` at ``rate``: target ``k``
+    on ``publisher`` from a :class:`~bb_robot.driver.timing.loop.RateLoop` at ``rate``: target ``k``
     (1 to ``count``) is ``first + k * step`` for the first of ``width`` joints, 0 for the others.
 
     Returns the thread and the array (``count + 1`` long) in which it stores each target's
@@ -245,7 +245,7 @@ def target_stream(
     """
     from std_msgs.msg import Float64MultiArray
 
-    from bb_robot.driver.loop import CycleInfo, RateLoop
+    from bb_robot.driver.timing.loop import CycleInfo, RateLoop
 
     published = np.zeros(count + 1, dtype=np.int64)
     data = [first] + [0.0] * (width - 1)

@@ -77,7 +77,7 @@ def run(seconds: float) -> tuple[list[Phase], str]:
     from sensor_msgs.msg import JointState
     from std_msgs.msg import String
 
-    from bb_robot.driver.limits import from_robot
+    from bb_robot.driver.commands.limits import from_robot
     from bb_robot.driver.model import driven_joints
     from bb_robot.urdf.builder import load_urdf
 

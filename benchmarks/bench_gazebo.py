@@ -245,11 +245,11 @@ def measure_node(run: NodeRun, binary: Path) -> NodeRun:
 def measure_backend(run: BackendRun, binary: Path) -> BackendRun:
     import logging
 
-    from bb_robot.driver import limits as L
     from bb_robot.driver.backends.base import BackendCommand, BackendContext
     from bb_robot.driver.backends.gazebo import GazeboBackend
-    from bb_robot.driver.loop import RateLoop
+    from bb_robot.driver.commands import limits as L
     from bb_robot.driver.model import driven_joints, load_model_file
+    from bb_robot.driver.timing.loop import RateLoop
 
     workdir = Path(tempfile.mkdtemp(prefix="bb_robot_bench_gazebo_backend_"))
     partition = f"bb_robot_bench_{uuid.uuid4().hex[:8]}"

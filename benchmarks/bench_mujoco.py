@@ -79,9 +79,9 @@ def physics_alone(path: Path, seconds: float) -> float:
 
 def lockstep_flat_out(arm: str, path: Path, rate: float, sim_seconds: float) -> tuple[float, float]:
     """(cycles per second, real-time factor) of the core on the backend in lockstep, held armed."""
-    from bb_robot.driver import limits as L
     from bb_robot.driver.backends.base import BackendContext
     from bb_robot.driver.backends.mujoco import MujocoBackend
+    from bb_robot.driver.commands import limits as L
     from bb_robot.driver.core import CoreSettings, DriverCore
     from bb_robot.driver.model import driven_joints
     from bb_robot.urdf.builder import load_urdf

@@ -44,19 +44,19 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import _common  # noqa: E402
 import _streams  # noqa: E402
 
-from bb_robot.driver import limits as L  # noqa: E402
 from bb_robot.driver.backends.base import BackendCommand, BackendContext  # noqa: E402
 from bb_robot.driver.backends.sim import SimBackend  # noqa: E402
-from bb_robot.driver.commands import CommandMode, CommandValidator  # noqa: E402
+from bb_robot.driver.commands import limits as L  # noqa: E402
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator  # noqa: E402
 from bb_robot.driver.core import CoreSettings, DriverCore  # noqa: E402
 from bb_robot.driver.model import driven_joints  # noqa: E402
-from bb_robot.driver.servo import Servo  # noqa: E402
-from bb_robot.driver.servo_inputs import (  # noqa: E402
+from bb_robot.driver.servo.servo import Servo  # noqa: E402
+from bb_robot.driver.servo.servo_inputs import (  # noqa: E402
     ServoSettings,
     check_pose,
     check_twist,
 )
-from bb_robot.driver.servo_math import pose_error, rotation_vector  # noqa: E402
+from bb_robot.driver.servo.servo_math import pose_error, rotation_vector  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
 
 SECTION = "bench_servo"

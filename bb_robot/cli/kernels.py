@@ -24,7 +24,7 @@ import numpy as np
 
 from bb_robot.cli import common
 from bb_robot.collision.model import placement_kernel
-from bb_robot.driver.servo import load_kernel
+from bb_robot.driver.servo.servo import load_kernel
 from bb_robot.loading.load import load_file
 from bb_robot.model import compiled
 from bb_robot.model.kinematics import ForwardKinematics
@@ -81,7 +81,7 @@ def _warm_placement() -> None:
 KERNELS = (
     Kernel("bb_robot.model._frames_numba", "the kinematics (frames and Jacobians)", _warm_frames),
     Kernel("bb_robot.model._ik_numba", "inverse kinematics", _warm_ik),
-    Kernel("bb_robot.driver._servo_numba", "the servo's cycle", _warm_servo),
+    Kernel("bb_robot.driver.servo._servo_numba", "the servo's cycle", _warm_servo),
     Kernel("bb_robot.collision._placement_numba", "the collision placement step", _warm_placement),
 )
 

@@ -24,7 +24,7 @@ import numpy as np
 from bb_robot.bringup import cartesian
 from bb_robot.bringup.demo import move_point
 from bb_robot.cli.up_inputs import BringupPlan, UpError
-from bb_robot.driver.loop import request_realtime
+from bb_robot.driver.timing.loop import request_realtime
 from bb_robot.errors import BbRobotError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import matrix_to_quaternion

@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable
 
 from bb_robot.common.parameters import ParameterSpec
-from bb_robot.driver.servo_inputs import SERVO_PARAMETERS
+from bb_robot.driver.servo.servo_inputs import SERVO_PARAMETERS
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
@@ -268,7 +268,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         type="double",
         range=(0.0, 1e6),
     ),
-    # Collision checking (bb_robot.driver.collision_guard, docs/collision.md).
+    # Collision checking (bb_robot.driver.guard.collision_guard, docs/collision.md).
     ParameterSpec(
         "collision.check",
         True,

@@ -41,11 +41,11 @@ from std_srvs.srv import SetBool, Trigger
 from bb_robot.common.collector import settle_collector
 from bb_robot.common.throttle import WarningThrottle
 from bb_robot.driver.backends.base import Backend, JointSample, backend_class
-from bb_robot.driver.collision_guard import CollisionGuard
-from bb_robot.driver.commands import CommandValidator
+from bb_robot.driver.commands.commands import CommandValidator
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.guard.collision_guard import CollisionGuard
 from bb_robot.driver.model import (
     Mimic,
     ModelError,
@@ -55,9 +55,9 @@ from bb_robot.driver.model import (
     mimic_joints,
     mimic_sources,
 )
-from bb_robot.driver.restarts import record_start
-from bb_robot.driver.servo import Servo
-from bb_robot.driver.skips import SkipWindow, rate_advice
+from bb_robot.driver.servo.servo import Servo
+from bb_robot.driver.state.restarts import record_start
+from bb_robot.driver.timing.skips import SkipWindow, rate_advice
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.nodes import driver_startup as startup

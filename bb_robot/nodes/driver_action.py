@@ -18,10 +18,10 @@ from rclpy.node import Node
 from rclpy.task import Future
 from rclpy.timer import Timer
 
+from bb_robot.driver.commands.tolerances import JointToleranceSpec, Outcome, ToleranceDefaults, resolve_tolerances
 from bb_robot.driver.core import DriverCore
+from bb_robot.driver.cycle.execution import Execution, Feedback
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, CommandRejected, TrajectoryRejected
-from bb_robot.driver.execution import Execution, Feedback
-from bb_robot.driver.tolerances import JointToleranceSpec, Outcome, ToleranceDefaults, resolve_tolerances
 from bb_robot.nodes.driver_commands import resolve, start_ns, trajectory_points
 
 Result = FollowJointTrajectory.Result

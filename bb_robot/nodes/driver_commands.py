@@ -14,11 +14,11 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bb_robot.driver.commands import CommandMode, CommandValidator, JointCommand, describe_clamped
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator, JointCommand, describe_clamped
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import CommandRejected, TrajectoryRejected
 from bb_robot.driver.model import ModelError
-from bb_robot.driver.trajectory import TrajectoryPoint
 from bb_robot.ros.qos import DEFAULT_QOS, LATEST_RELIABLE_QOS
 
 #: ``warn(key, text)``: a rate-limited warning (one per key and period).

@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 
 from bb_robot.driver.backends.base import HealthLevel
-from bb_robot.driver.collision_guard import CollisionGuard
 from bb_robot.driver.core import DriverCore
-from bb_robot.driver.skips import SkipWindow
+from bb_robot.driver.guard.collision_guard import CollisionGuard
+from bb_robot.driver.timing.skips import SkipWindow
 
 _LEVELS = {HealthLevel.OK: DiagnosticStatus.OK, HealthLevel.WARN: DiagnosticStatus.WARN}
 

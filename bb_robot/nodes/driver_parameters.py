@@ -14,14 +14,14 @@ from rclpy.node import Node
 from rclpy.parameter import Parameter
 
 from bb_robot.common.parameters import ParameterValue, initial_value
-from bb_robot.driver import limits as joint_limits
 from bb_robot.driver.backends.base import Backend
-from bb_robot.driver.collision_guard import CollisionGuard, GuardSettings, build_guard
-from bb_robot.driver.limits import ClampMargins
+from bb_robot.driver.commands import limits as joint_limits
+from bb_robot.driver.commands.limits import ClampMargins
+from bb_robot.driver.commands.tolerances import ToleranceDefaults
+from bb_robot.driver.commands.trajectory import TrajectoryOptions
+from bb_robot.driver.guard.collision_guard import CollisionGuard, GuardSettings, build_guard
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, joint_parameter
-from bb_robot.driver.snapshot import CoreSettings
-from bb_robot.driver.tolerances import ToleranceDefaults
-from bb_robot.driver.trajectory import TrajectoryOptions
+from bb_robot.driver.state.snapshot import CoreSettings
 from bb_robot.loading import LoadedModel
 from bb_robot.model.robot import Robot
 from bb_robot.ros.parameters import declared_value, descriptor
@@ -202,7 +202,7 @@ class DriverParameters:
         """The collision guard of the ``collision.*`` parameters (``None``: the model has no collision geometry).
 
         Raises:
-            CollisionError: see :func:`bb_robot.driver.collision_guard.build_guard`.
+            CollisionError: see :func:`bb_robot.driver.guard.collision_guard.build_guard`.
         """
         stop, slow = self.number("collision.stop_distance"), self.number("collision.slowdown_distance")
         settings = GuardSettings(

@@ -21,9 +21,9 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
 from bb_robot.driver.backends.base import JointSample
-from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.loop import RateLoop
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.model import Mimic
+from bb_robot.driver.timing.loop import RateLoop
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
 
 

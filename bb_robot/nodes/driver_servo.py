@@ -16,13 +16,13 @@ from geometry_msgs.msg import PoseStamped, TwistStamped
 from rclpy.node import Node
 from rclpy.subscription import Subscription
 
-from bb_robot.driver.collision_guard import CollisionGuard
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.core import DriverCore
+from bb_robot.driver.cycle.inbox import ServoInput
 from bb_robot.driver.errors import CommandRejected
-from bb_robot.driver.inbox import ServoInput
-from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.servo import Servo
-from bb_robot.driver.servo_inputs import (
+from bb_robot.driver.guard.collision_guard import CollisionGuard
+from bb_robot.driver.servo.servo import Servo
+from bb_robot.driver.servo.servo_inputs import (
     SERVO_PARAMETERS,
     ServoError,
     ServoInputError,

@@ -22,8 +22,8 @@ from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.node import Node
 
 from bb_robot.driver.backends.base import Backend, BackendContext
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.core import DriverCore
-from bb_robot.driver.limits import JointLimitTable
 from bb_robot.loading import LoadedModel
 from bb_robot.model.robot import Robot
 from bb_robot.nodes.driver_parameters import DriverParameters

@@ -28,7 +28,7 @@ from rclpy.node import Node
 from rclpy.signals import get_current_signal_handlers_options, install_signal_handlers, uninstall_signal_handlers
 
 from bb_robot.common.throttle import WarningThrottle
-from bb_robot.driver.loop import request_realtime
+from bb_robot.driver.timing.loop import request_realtime
 from bb_robot.model import compiled
 
 

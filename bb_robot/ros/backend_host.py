@@ -23,10 +23,10 @@ from std_msgs.msg import String
 
 from bb_robot.common.parameters import ParameterSpec, ParameterValue
 from bb_robot.driver.backends.host import ActuatorCommand, JointStateLike
-from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
-from bb_robot.driver.commands import HOLD_MODE as _HOLD
-from bb_robot.driver.commands import POSITION_MODE as _POSITION
-from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
+from bb_robot.driver.commands.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands.commands import HOLD_MODE as _HOLD
+from bb_robot.driver.commands.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands.commands import VELOCITY_MODE as _VELOCITY
 from bb_robot.driver.errors import BackendError
 from bb_robot.ros.parameters import descriptor
 from bb_robot.ros.qos import CLOCK_QOS, LATCHED_QOS, LATEST_BEST_EFFORT_QOS, LATEST_RELIABLE_QOS

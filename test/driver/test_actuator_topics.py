@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from helpers.actuated_robot import ACTUATED_URDF, EXPECTED, JOINTS, WRIST_CONFIG
 
-from bb_robot.driver.actuator_topics import (
+from bb_robot.driver.backends.actuator_topics import (
     TOPIC_NAME_MAX_LENGTH,
     ActuatorConfigError,
     SimpleTransmissions,
@@ -26,7 +26,7 @@ from bb_robot.driver.actuator_topics import (
     is_name_token,
     resolve_actuators,
 )
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.model.robot import Robot
 from bb_robot.urdf.builder import build_robot, load_urdf

@@ -1,4 +1,4 @@
-"""The collision checker in a process of its own (bb_robot.driver.collision_checker): a real child process,
+"""The collision checker in a process of its own (bb_robot.driver.guard.collision_checker): a real child process,
 real pipes.
 
 It measures what the guard measures in its own process; streamed motion through it stops short of
@@ -27,7 +27,9 @@ from helpers.collision_cell import ARM, OUT, Cell, make_cell
 from helpers.driver_rig import PERIOD_NS
 from helpers.processes import ended, wait_until_ended
 
-from bb_robot.driver.collision_checker import (
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
+from bb_robot.driver.errors import TrajectoryRejected
+from bb_robot.driver.guard.collision_checker import (
     START_TIMEOUT,
     CheckerError,
     CheckerProcess,
@@ -39,9 +41,7 @@ from bb_robot.driver.collision_checker import (
     serve,
     unpack_verdict,
 )
-from bb_robot.driver.collision_guard import LATE_AFTER
-from bb_robot.driver.errors import TrajectoryRejected
-from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.driver.guard.collision_guard import LATE_AFTER
 
 TOWARDS_POST = [-math.pi / 2, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]
 
@@ -276,7 +276,7 @@ def test_the_checker_ends_when_the_driver_is_killed() -> None:
         "import sys, time\n"
         "from bb_robot.loading import load_file\n"
         "from bb_robot.collision.sources import collision_model\n"
-        "from bb_robot.driver.collision_checker import CheckerProcess, GuardSettings, Measurer\n"
+        "from bb_robot.driver.guard.collision_checker import CheckerProcess, GuardSettings, Measurer\n"
         "from bb_robot.driver.model import driven_joints\n"
         f"loaded = load_file({str(ARM)!r})\n"
         "checker = CheckerProcess(Measurer(collision_model(loaded), driven_joints(loaded.robot), GuardSettings()))\n"

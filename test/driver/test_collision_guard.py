@@ -15,11 +15,11 @@ import pytest
 from helpers.collision_cell import ARM, Cell, make_cell
 from helpers.driver_rig import PERIOD_NS
 
-from bb_robot.driver.collision_guard import GuardSettings, build_guard, speed_scale
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import approach_path
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
-from bb_robot.driver.limits import approach_path
-from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.driver.guard.collision_guard import GuardSettings, build_guard, speed_scale
 from bb_robot.loading import load_file
 
 

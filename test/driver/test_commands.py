@@ -7,7 +7,7 @@ import math
 import pytest
 from helpers.driver_rig import JOINTS, arm_limits
 
-from bb_robot.driver.commands import CommandMode, CommandValidator, describe_clamped
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator, describe_clamped
 from bb_robot.driver.errors import CommandRejected
 
 SIM_MODES = frozenset({CommandMode.POSITION, CommandMode.VELOCITY})
@@ -132,7 +132,7 @@ def test_clamp_near_velocities_within_ten_percent_are_clamped_beyond_rejected() 
 
 
 def test_clamp_at_any_distance_stays_available_and_margins_are_live() -> None:
-    from bb_robot.driver.limits import ClampMargins
+    from bb_robot.driver.commands.limits import ClampMargins
 
     assert validator("clamp").from_array(CommandMode.POSITION, [1e300, 0.0, 0.2], "/t", 0).values[0] == 1.8
     v = validator("clamp_near")

@@ -17,7 +17,7 @@ from helpers.driver_rig import JOINTS, PERIOD_NS, arm_limits, arm_robot, make_ri
 
 from bb_robot.driver.backends.base import BackendCommand, BackendContext, JointSample
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode, CommandValidator
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
 
 #: A loop this slow cannot be what writes a command within the test's few milliseconds.

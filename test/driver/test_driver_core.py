@@ -8,14 +8,14 @@ import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, PERIOD_NS, Clock, arm_limits, arm_robot, make_rig
 
-from bb_robot.driver.arming import ArmState
 from bb_robot.driver.backends.base import Backend, BackendCommand, BackendContext, Capabilities, Health, JointSample
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import LimitOverride, apply_overrides
+from bb_robot.driver.commands.tolerances import ToleranceDefaults
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.core import CoreSettings, DriverCore, replace_settings
 from bb_robot.driver.errors import INVALID_GOAL, PATH_TOLERANCE_VIOLATED, SUCCESSFUL, BackendError, CommandRejected
-from bb_robot.driver.limits import LimitOverride, apply_overrides
-from bb_robot.driver.tolerances import ToleranceDefaults
-from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.driver.state.arming import ArmState
 
 TOLERANCES = ToleranceDefaults({j: 0.05 for j in JOINTS}, {j: 0.01 for j in JOINTS}, 0.01, 1.0)
 

@@ -10,13 +10,13 @@ import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, PERIOD_NS, Rig, arm_limits, arm_robot, make_rig
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode
-from bb_robot.driver.errors import BackendError
-from bb_robot.driver.execution import Execution
-from bb_robot.driver.inbox import (
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
+from bb_robot.driver.cycle.execution import Execution
+from bb_robot.driver.cycle.inbox import (
     CancelExecution,
     ExecuteTrajectory,
     HoldAll,
@@ -26,9 +26,9 @@ from bb_robot.driver.inbox import (
     SetRobot,
     SubmitCommand,
 )
-from bb_robot.driver.servo import Servo
-from bb_robot.driver.servo_inputs import ServoSettings, check_twist
-from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.driver.errors import BackendError
+from bb_robot.driver.servo.servo import Servo
+from bb_robot.driver.servo.servo_inputs import ServoSettings, check_twist
 
 
 class FlakySim(SimBackend):

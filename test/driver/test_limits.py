@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, arm_robot
 
-from bb_robot.driver import limits as L
+from bb_robot.driver.commands import limits as L
 from bb_robot.driver.errors import LimitsFileError
 
 

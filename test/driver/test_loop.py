@@ -6,7 +6,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from bb_robot.driver.loop import CycleInfo, RateLoop
+from bb_robot.driver.timing.loop import CycleInfo, RateLoop
 
 
 class FakeTime:

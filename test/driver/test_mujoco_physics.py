@@ -16,7 +16,7 @@ pytest.importorskip("mujoco")
 from helpers.mujoco_rig import make_rig  # noqa: E402
 
 from bb_robot.authoring import Dynamics, Inertial, Joint, Limit, Link, Origin, Robot  # noqa: E402
-from bb_robot.driver.commands import CommandMode  # noqa: E402
+from bb_robot.driver.commands.commands import CommandMode  # noqa: E402
 from bb_robot.driver.errors import CommandRejected  # noqa: E402
 from bb_robot.resources import bundled_model  # noqa: E402
 from bb_robot.urdf.builder import load_urdf  # noqa: E402
@@ -269,9 +269,9 @@ def test_bad_commands_are_refused_and_the_arm_keeps_holding() -> None:
 def test_real_time_follows_the_loops_clock_and_lockstep_one_period_per_cycle() -> None:
     import logging
 
-    from bb_robot.driver import limits as L
     from bb_robot.driver.backends.base import BackendContext
     from bb_robot.driver.backends.mujoco import MujocoBackend
+    from bb_robot.driver.commands import limits as L
 
     robot = pendulum(0.3, 1.0, 0.02).to_model()
     limits = L.from_robot(robot, ("swing",))

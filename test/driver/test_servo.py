@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 from helpers.servo_rig import PERIOD, PERIOD_NS, READY, arm_robot, make_rig, quaternion_of
 
-from bb_robot.driver.commands import CommandMode, CommandValidator
-from bb_robot.driver.servo import Servo, build_chain
-from bb_robot.driver.servo_inputs import (
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator
+from bb_robot.driver.servo.servo import Servo, build_chain
+from bb_robot.driver.servo.servo_inputs import (
     FrameNames,
     ServoError,
     ServoInputError,
@@ -19,7 +19,7 @@ from bb_robot.driver.servo_inputs import (
     check_twist,
     stamp_origin,
 )
-from bb_robot.driver.servo_math import pose_error, rotation_matrix, rotation_vector
+from bb_robot.driver.servo.servo_math import pose_error, rotation_matrix, rotation_vector
 
 SETTINGS = ServoSettings(tip="tcp")
 ACCEL = SETTINGS.max_joint_acceleration  # bb_arm's URDF gives no acceleration limits
@@ -250,7 +250,7 @@ def test_tip_is_required_where_the_tree_branches_and_fewer_joints_track_position
         build_chain(robot, "tcp", joints)
     with pytest.raises(ServoError, match="servo.tip 'nowhere'"):
         build_chain(robot, "nowhere", joints)
-    from bb_robot.driver import limits as L
+    from bb_robot.driver.commands import limits as L
 
     servo = Servo(robot, joints, L.from_robot(robot, joints), ServoSettings(tip="wrist_2_link"))
     assert servo.position_only and "position only" in servo.describe()

@@ -1,4 +1,4 @@
-"""The servo's compiled cycle (bb_robot.driver._servo_numba) against its numpy path, and the
+"""The servo's compiled cycle (bb_robot.driver.servo._servo_numba) against its numpy path, and the
 compiled linear algebra against numpy's."""
 
 from __future__ import annotations
@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from helpers.servo_rig import READY, Rig, make_rig
 
-from bb_robot.driver import servo_math as sm
-from bb_robot.driver.servo import load_kernel
-from bb_robot.driver.servo_inputs import ServoSettings
-from bb_robot.driver.servo_math import rotation_matrix
+from bb_robot.driver.servo import servo_math as sm
+from bb_robot.driver.servo.servo import load_kernel
+from bb_robot.driver.servo.servo_inputs import ServoSettings
+from bb_robot.driver.servo.servo_math import rotation_matrix
 
-numba_kernel = pytest.importorskip("bb_robot.driver._servo_numba", reason="numba is in requirements/python.txt")
+numba_kernel = pytest.importorskip("bb_robot.driver.servo._servo_numba", reason="numba is in requirements/python.txt")
 
 
 def twin(**options: object) -> tuple[Rig, Rig]:
@@ -143,7 +143,7 @@ def test_an_input_array_of_another_type_is_taken_as_float64():
     """An input built elsewhere with float32 or read-only values still runs the compiled cycle."""
     from dataclasses import replace
 
-    from bb_robot.driver.servo_inputs import check_twist
+    from bb_robot.driver.servo.servo_inputs import check_twist
 
     rig = make_rig()
     start = rig.tool()[:3, 3].copy()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from helpers.servo_rig import PERIOD, make_rig
 
-from bb_robot.driver.servo_math import rotation_vector
+from bb_robot.driver.servo.servo_math import rotation_vector
 
 
 def test_angular_twist_about_the_tool_keeps_the_tool_point_within_a_millimetre_for_ten_seconds():

@@ -28,7 +28,7 @@ import numpy as np
 import pytest
 from helpers.servo_rig import PERIOD, Rig, make_rig
 
-from bb_robot.driver.servo_math import rotation_vector
+from bb_robot.driver.servo.servo_math import rotation_vector
 
 #: Twists are streamed at 100 Hz (every 5th cycle of the 500 Hz loop), as a teleoperation node would.
 EVERY = 5

@@ -10,9 +10,9 @@ from helpers.driver_rig import ACCELERATION, JOINTS, PERIOD_NS, arm_limits, arm_
 
 from bb_robot.driver.backends.base import BackendCommand, BackendContext
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.trajectory import TrajectoryPoint
 
 VMAX = np.array([1.5, 3.0, 0.25])
 AMAX = np.array([ACCELERATION[j] for j in JOINTS])

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bb_robot.driver.restarts import record_start
-from bb_robot.driver.skips import RECENT_WINDOW, SkipWindow, rate_advice
+from bb_robot.driver.state.restarts import record_start
+from bb_robot.driver.timing.skips import RECENT_WINDOW, SkipWindow, rate_advice
 
 
 def test_a_few_skipped_cycles_are_figures_not_a_warning() -> None:

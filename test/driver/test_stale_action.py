@@ -15,11 +15,11 @@ from helpers.driver_rig import PERIOD_NS, Rig, make_rig
 
 from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.core import CoreSettings
 from bb_robot.driver.errors import CommandRejected
-from bb_robot.driver.staleness import StaleWatch
-from bb_robot.driver.trajectory import TrajectoryPoint
+from bb_robot.driver.timing.staleness import StaleWatch
 
 
 class FrozenFeedbackSim(SimBackend):

@@ -19,12 +19,12 @@ import pytest
 from helpers import driver_rig, mujoco_rig
 from helpers.driver_rig import JOINTS, PERIOD_NS
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendCommand, BackendContext, Capabilities, JointSample
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.core import DriverCore
-from bb_robot.driver.trajectory import TrajectoryPoint
 
 STALLS = (1, 5, 50)
 #: A stall after every this many cycles.

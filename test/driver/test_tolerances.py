@@ -6,6 +6,8 @@ import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, arm_limits
 
+from bb_robot.driver.commands.tolerances import GoalMonitor, JointToleranceSpec, ToleranceDefaults, resolve_tolerances
+from bb_robot.driver.commands.trajectory import TrajectoryPoint, build_trajectory
 from bb_robot.driver.errors import (
     GOAL_TOLERANCE_VIOLATED,
     INVALID_GOAL,
@@ -14,8 +16,6 @@ from bb_robot.driver.errors import (
     SUCCESSFUL,
     TrajectoryRejected,
 )
-from bb_robot.driver.tolerances import GoalMonitor, JointToleranceSpec, ToleranceDefaults, resolve_tolerances
-from bb_robot.driver.trajectory import TrajectoryPoint, build_trajectory
 
 S = 1_000_000_000
 DEFAULTS = ToleranceDefaults(

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, arm_limits
 
+from bb_robot.driver.commands.trajectory import TrajectoryOptions, TrajectoryPoint, build_trajectory, evaluate_all
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, OLD_HEADER_TIMESTAMP, TrajectoryRejected
-from bb_robot.driver.trajectory import TrajectoryOptions, TrajectoryPoint, build_trajectory, evaluate_all
 
 ZERO = np.zeros(3)
 S = 1_000_000_000

@@ -13,10 +13,10 @@ from helpers.xml_mutations import MODELS_DIR
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bb_robot.driver import limits as L
-from bb_robot.driver.commands import CommandMode, CommandValidator, JointCommand
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator, JointCommand
+from bb_robot.driver.commands.trajectory import Trajectory, TrajectoryOptions, TrajectoryPoint, build_trajectory
 from bb_robot.driver.errors import CommandRejected, TrajectoryRejected
-from bb_robot.driver.trajectory import Trajectory, TrajectoryOptions, TrajectoryPoint, build_trajectory
 from bb_robot.urdf.builder import load_urdf
 
 ROBOT = load_urdf(MODELS_DIR / "bb_arm.urdf")

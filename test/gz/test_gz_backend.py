@@ -26,10 +26,10 @@ from helpers.sim_peer import (
     world_peers,
 )
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendCommand, BackendContext, HealthLevel
 from bb_robot.driver.backends.gazebo import GazeboBackend
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.errors import BackendError
 from bb_robot.driver.model import driven_joints, load_model_file
 from bb_robot.gz.messages import GzMessages

@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendContext
 from bb_robot.driver.backends.sim import SimBackend
-from bb_robot.driver.commands import CommandMode, CommandValidator
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
 from bb_robot.model.robot import Robot
 from bb_robot.urdf.builder import build_robot

@@ -14,10 +14,10 @@ from typing import Any
 
 import numpy as np
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendContext
 from bb_robot.driver.backends.mujoco import MujocoBackend
-from bb_robot.driver.commands import CommandMode, CommandValidator
+from bb_robot.driver.commands import limits as L
+from bb_robot.driver.commands.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
 from bb_robot.mjcf import actuated_joints
 from bb_robot.model.robot import Robot

@@ -14,13 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from bb_robot.driver import limits as L
 from bb_robot.driver.backends.base import BackendCommand, BackendContext
 from bb_robot.driver.backends.sim import SimBackend
+from bb_robot.driver.commands import limits as L
 from bb_robot.driver.core import CoreSettings, DriverCore
 from bb_robot.driver.model import driven_joints
-from bb_robot.driver.servo import Servo
-from bb_robot.driver.servo_inputs import FrameNames, ServoSettings, check_pose, check_twist, stop_input
+from bb_robot.driver.servo.servo import Servo
+from bb_robot.driver.servo.servo_inputs import FrameNames, ServoSettings, check_pose, check_twist, stop_input
 from bb_robot.model.robot import Robot
 from bb_robot.urdf.builder import load_urdf
 from helpers.driver_rig import Clock
@@ -83,7 +83,7 @@ class Rig:
 
 def quaternion_of(rotation: np.ndarray) -> tuple[float, float, float, float]:
     """x, y, z, w of a rotation matrix (via its rotation vector)."""
-    from bb_robot.driver.servo_math import rotation_vector
+    from bb_robot.driver.servo.servo_math import rotation_vector
 
     vector = rotation_vector(rotation)
     angle = float(np.linalg.norm(vector))

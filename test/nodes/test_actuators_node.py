@@ -26,8 +26,8 @@ from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
-from bb_robot.driver.actuator_topics import TransmissionOverride, actuator_topics, resolve_actuators
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.backends.actuator_topics import TransmissionOverride, actuator_topics, resolve_actuators
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.urdf.builder import build_robot, load_urdf
 from bb_robot.urdf.parser import parse_string

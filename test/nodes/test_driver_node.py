@@ -22,7 +22,7 @@ import pytest
 from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
 from helpers.processes import parent_of, wait_until_ended
 
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints, mimic_joints
 from bb_robot.urdf.builder import load_urdf
 

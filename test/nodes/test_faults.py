@@ -30,8 +30,8 @@ from std_msgs.msg import Float64MultiArray, String
 from tf2_msgs.msg import TFMessage
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
-from bb_robot.driver.actuator_topics import resolve_actuators
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.backends.actuator_topics import resolve_actuators
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.urdf.builder import load_urdf
 

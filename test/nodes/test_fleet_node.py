@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from helpers.nodes import TIMEOUT, NodeProcess, Probe
 
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.urdf.builder import load_urdf
 

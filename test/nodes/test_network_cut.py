@@ -33,7 +33,7 @@ import pytest
 from helpers.faults import StateLog
 from helpers.netns import TwoHosts, can_make_namespaces
 
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.urdf.builder import load_urdf
 

@@ -19,8 +19,8 @@ from helpers.nodes import LOADED_MACHINE_TIMING, TIMEOUT, NodeProcess, Probe, St
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 
-from bb_robot.driver.actuator_topics import actuator_topics, resolve_actuators
-from bb_robot.driver.limits import from_robot
+from bb_robot.driver.backends.actuator_topics import actuator_topics, resolve_actuators
+from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.model import driven_joints
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.urdf.builder import load_urdf
@@ -204,7 +204,7 @@ def test_twists_and_poses_move_the_tool_through_the_backend_and_bad_input_is_rej
 
 
 def test_the_frame_prefix_defaults_to_the_drivers_namespace() -> None:
-    from bb_robot.driver.servo_inputs import SERVO_PARAMETERS, FrameNames
+    from bb_robot.driver.servo.servo_inputs import SERVO_PARAMETERS, FrameNames
     from bb_robot.nodes.driver_servo import settings_from
 
     values: dict[str, object] = {spec.name: spec.default for spec in SERVO_PARAMETERS}

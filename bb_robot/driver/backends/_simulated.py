@@ -9,8 +9,8 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.common.parameters import configure_parameter
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable
 
 INITIAL_POSITIONS = configure_parameter(
     "initial_positions",

@@ -1,7 +1,7 @@
 """``backend: actuators``: servos behind ROS topics, one command topic and one feedback topic per
 actuator, through simple transmissions (the contract for servo bridges: ``docs/nodes/actuators.md``).
 
-- **Actuators and names** (:mod:`bb_robot.driver.actuator_topics`): one actuator per driven joint,
+- **Actuators and names** (:mod:`bb_robot.driver.backends.actuator_topics`): one actuator per driven joint,
   from the model's ``<transmission>`` or from the parameters ``actuators.joints.<joint>.actuator
   | reduction | offset | reversed`` (declared at configure, one set per driven joint, with the
   model's values as defaults), else ``actuators.default_actuator_name``.  Topics:
@@ -44,7 +44,7 @@ import numpy as np
 
 from bb_robot.common.parameters import ParameterValue, configure_parameter
 from bb_robot.common.throttle import WarningThrottle
-from bb_robot.driver.actuator_topics import (
+from bb_robot.driver.backends.actuator_topics import (
     DEFAULT_ACTUATOR_NAME,
     INDEX_TOPIC,
     TOPIC_STYLES,
@@ -78,13 +78,13 @@ from bb_robot.driver.backends.host import (
     Port,
     TextOutput,
 )
-from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
-from bb_robot.driver.commands import HOLD_MODE as _HOLD
-from bb_robot.driver.commands import MODE_NAMES, CommandMode
-from bb_robot.driver.commands import POSITION_MODE as _POSITION
-from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
+from bb_robot.driver.commands.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands.commands import HOLD_MODE as _HOLD
+from bb_robot.driver.commands.commands import MODE_NAMES, CommandMode
+from bb_robot.driver.commands.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands.commands import VELOCITY_MODE as _VELOCITY
+from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable
 from bb_robot.model.robot import Robot
 
 _MODES_BY_NAME = {MODE_NAMES[m]: m for m in (CommandMode.POSITION, CommandMode.VELOCITY, CommandMode.EFFORT)}

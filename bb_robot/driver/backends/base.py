@@ -51,10 +51,10 @@ import numpy.typing as npt
 
 from bb_robot.common.parameters import ParameterSpec, ParameterValue
 from bb_robot.driver.backends.host import BackendHost
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import JointLimitTable
+from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.trajectory import Trajectory
 from bb_robot.model.robot import Robot
 
 FloatArray = npt.NDArray[np.float64]
@@ -76,12 +76,12 @@ class Capabilities:
 
     ``modes``: the command modes it accepts (POSITION, VELOCITY, EFFORT; HOLD is implied);
     ``effort_feedback``: whether its samples carry measured efforts; ``trajectories``: whether
-    it can execute a whole :class:`~bb_robot.driver.trajectory.Trajectory` itself
+    it can execute a whole :class:`~bb_robot.driver.commands.trajectory.Trajectory` itself
     (:meth:`Backend.send_trajectory`; the core still samples it and watches tolerances);
     ``bounds_velocity``: whether it stops a velocity command at the end of the command range by
     itself, however long the command stands (see :class:`BackendCommand`).  Where it does not,
     the core brakes velocities early enough that a late cycle of up to
-    :data:`~bb_robot.driver.setpoints.STALL_ALLOWANCE` cannot carry a joint past the range.
+    :data:`~bb_robot.driver.cycle.setpoints.STALL_ALLOWANCE` cannot carry a joint past the range.
     """
 
     modes: frozenset[CommandMode]
@@ -141,7 +141,7 @@ class JointSample:
 class BackendCommand:
     """This cycle's command for every driven joint.
 
-    ``modes[j]`` is a :class:`~bb_robot.driver.commands.CommandMode`.  POSITION and HOLD:
+    ``modes[j]`` is a :class:`~bb_robot.driver.commands.commands.CommandMode`.  POSITION and HOLD:
     ``position[j]`` is the target, ``velocity[j]`` / ``acceleration[j]`` the feed-forward
     (trajectories; 0 otherwise).  VELOCITY: ``velocity[j]``.  EFFORT: ``effort[j]``.
     Values of other modes are NaN.  Positions are within the joint limits and velocities

@@ -51,11 +51,11 @@ from bb_robot.driver.backends.base import (
 )
 from bb_robot.driver.backends.gazebo_parameters import GAZEBO_PARAMETERS
 from bb_robot.driver.backends.host import ClockOutput
-from bb_robot.driver.commands import EFFORT_MODE as _EFFORT
-from bb_robot.driver.commands import HOLD_MODE as _HOLD
-from bb_robot.driver.commands import POSITION_MODE as _POSITION
-from bb_robot.driver.commands import VELOCITY_MODE as _VELOCITY
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import EFFORT_MODE as _EFFORT
+from bb_robot.driver.commands.commands import HOLD_MODE as _HOLD
+from bb_robot.driver.commands.commands import POSITION_MODE as _POSITION
+from bb_robot.driver.commands.commands import VELOCITY_MODE as _VELOCITY
+from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.errors import BackendError
 from bb_robot.gz.api import GzPublisher, GzSubscription, GzTransport, MessageCallback, MessageInfo
 

@@ -46,9 +46,9 @@ from bb_robot.driver.backends.base import (
     ParameterSpec,
 )
 from bb_robot.driver.backends.host import ClockOutput
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable, braking_speeds
 from bb_robot.mjcf import MjcfOptions, MjcfWriteError, robot_to_mjcf
 
 if TYPE_CHECKING:

@@ -42,9 +42,9 @@ from bb_robot.driver.backends.base import (
     JointSample,
     ParameterSpec,
 )
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
 from bb_robot.driver.errors import BackendError
-from bb_robot.driver.limits import JointLimitTable, braking_speeds
 
 _POSITION = int(CommandMode.POSITION)
 _HOLD = int(CommandMode.HOLD)

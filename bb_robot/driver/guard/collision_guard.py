@@ -15,7 +15,7 @@ things for the core, through two hooks of :class:`~bb_robot.driver.core.DriverCo
   position and velocity commands slow down as the nearest checked pair comes within
   ``collision.slowdown_distance`` and stop at ``collision.stop_distance``, unless their motion
   increases that distance.  The distances come from a process of the guard's own
-  (:class:`~bb_robot.driver.collision_checker.CheckerProcess`, spawned by
+  (:class:`~bb_robot.driver.guard.collision_checker.CheckerProcess`, spawned by
   :meth:`CollisionGuard.prepare` at configure, given its model and waited for by
   :meth:`CollisionGuard.start` at activation), so the loop neither waits for coal nor shares the interpreter
   lock with it: each cycle hands it the pose the arm is at and the pose it is heading to over
@@ -25,7 +25,7 @@ things for the core, through two hooks of :class:`~bb_robot.driver.core.DriverCo
 
 A checker process that dies is started again, from a thread of the guard's own (the loop never
 waits for it), at most once a second and five times a minute
-(:class:`~bb_robot.driver.collision_checker.RestartBudget`).  From the death to the new process's
+(:class:`~bb_robot.driver.guard.collision_checker.RestartBudget`).  From the death to the new process's
 first verdict, streamed motion stays stopped and trajectories are refused; a sixth death within a
 minute leaves the guard down (both, until it is stopped and started again: the driver deactivated
 and activated).  :meth:`CollisionGuard.diagnostics` names each restart.
@@ -52,7 +52,11 @@ from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.collision.verify import review
 from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
-from bb_robot.driver.collision_checker import (
+from bb_robot.driver.commands.commands import CommandMode, JointCommand
+from bb_robot.driver.commands.limits import JointLimitTable, approach_path
+from bb_robot.driver.commands.trajectory import Trajectory
+from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
+from bb_robot.driver.guard.collision_checker import (
     RESTARTS_PER_MINUTE,
     CheckerError,
     CheckerProcess,
@@ -63,10 +67,6 @@ from bb_robot.driver.collision_checker import (
     spawn,
     speed_scale,
 )
-from bb_robot.driver.commands import CommandMode, JointCommand
-from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
-from bb_robot.driver.limits import JointLimitTable, approach_path
-from bb_robot.driver.trajectory import Trajectory
 from bb_robot.loading import LoadedModel
 
 FloatArray = npt.NDArray[np.float64]
@@ -275,7 +275,7 @@ class CollisionGuard:
     def prepare(self) -> None:
         """Spawn the checker process, which loads its kernels meanwhile, and load the compiled placement
         of this process's own checks (trajectories, position commands): at configure, so that
-        activation does not wait for either (see :mod:`~bb_robot.driver.collision_checker`).
+        activation does not wait for either (see :mod:`~bb_robot.driver.guard.collision_checker`).
         """
         if self._checker is None and self._spawned is None:
             self._spawned = CheckerProcess(self._measurer, spawn())

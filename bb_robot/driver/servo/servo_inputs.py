@@ -1,7 +1,7 @@
 """The servo's inputs: checked twists and pose targets, the frames they name, its settings.
 
 A twist or a pose arrives from any thread (a ROS callback); :func:`check_twist` and
-:func:`check_pose` turn it into a :class:`~bb_robot.driver.inbox.ServoInput` for the control
+:func:`check_pose` turn it into a :class:`~bb_robot.driver.cycle.inbox.ServoInput` for the control
 loop, or raise :class:`ServoInputError` naming the topic and the field.  Frames are link names
 of the robot, with or without the frame prefix (:meth:`FrameNames.resolve`); an empty frame is
 the base link of the servo's chain.
@@ -18,8 +18,8 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.common.parameters import ParameterSpec
+from bb_robot.driver.cycle.inbox import ServoInput
 from bb_robot.driver.errors import DriverError
-from bb_robot.driver.inbox import ServoInput
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -8,10 +8,10 @@ saying why; a rejected command changes nothing.
 Always rejected: a NaN or infinite value; an array of the wrong length; an unknown, repeated
 or mimic joint name; an empty command; a mode the backend does not support (e.g. effort on
 the simulator).  Outside the limits (position: the command range of
-:class:`~bb_robot.driver.limits.JointLimitTable`, i.e. the soft limits where present;
+:class:`~bb_robot.driver.commands.limits.JointLimitTable`, i.e. the soft limits where present;
 velocity and effort: their maxima), by ``limit_policy``:
 
-- ``clamp_near`` (the default): a value within the :class:`~bb_robot.driver.limits.ClampMargins`
+- ``clamp_near`` (the default): a value within the :class:`~bb_robot.driver.commands.limits.ClampMargins`
   of its limit (0.1 rad, 0.01 m, 10 % of a velocity or effort limit) is clamped to it; one
   further out is garbage or a unit mistake and the whole command is rejected;
 - ``clamp``: clamped at any distance;
@@ -30,8 +30,8 @@ from enum import IntEnum
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.driver.commands.limits import ClampMargins, JointLimitTable
 from bb_robot.driver.errors import CommandRejected
-from bb_robot.driver.limits import ClampMargins, JointLimitTable
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]

@@ -271,7 +271,7 @@ def spawn() -> subprocess.Popen[bytes]:
     bootstrap = (
         "import signal; signal.signal(signal.SIGINT, signal.SIG_IGN); "
         f"import sys; sys.path.insert(0, {package_parent!r}); "
-        "from bb_robot.driver.collision_checker import main; sys.exit(main())"
+        "from bb_robot.driver.guard.collision_checker import main; sys.exit(main())"
     )
     return subprocess.Popen(  # noqa: S603 - this interpreter, this module
         [sys.executable, "-c", bootstrap],

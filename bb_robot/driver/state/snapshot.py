@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.driver.arming import ArmState
 from bb_robot.driver.backends.base import JointSample
-from bb_robot.driver.trajectory import TrajectoryOptions
+from bb_robot.driver.commands.trajectory import TrajectoryOptions
+from bb_robot.driver.state.arming import ArmState
 
 FloatArray = npt.NDArray[np.float64]
 #: Samples kept for the command latency statistics.
@@ -24,7 +24,7 @@ class CoreSettings:
     command_timeout: float = 0.5
     watchdog_action: str = "hold"
     stale_timeout: float = 0.1
-    #: What the loop does when a joint goes stale: ``hold`` or ``disarm`` (:mod:`bb_robot.driver.staleness`).
+    #: What the loop does when a joint goes stale: ``hold`` or ``disarm`` (:mod:`bb_robot.driver.timing.staleness`).
     stale_action: str = "hold"
     trajectory: TrajectoryOptions = field(default_factory=TrajectoryOptions)
     #: Write a submitted command at once (in the submitting thread), not at the next cycle.

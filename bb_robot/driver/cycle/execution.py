@@ -9,9 +9,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.driver.backends.base import JointSample
+from bb_robot.driver.commands.tolerances import GoalMonitor, Outcome, Tolerances
+from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import SUCCESSFUL
-from bb_robot.driver.tolerances import GoalMonitor, Outcome, Tolerances
-from bb_robot.driver.trajectory import Trajectory
 
 FloatArray = npt.NDArray[np.float64]
 

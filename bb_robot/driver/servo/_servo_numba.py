@@ -1,14 +1,14 @@
-"""One servo cycle as one compiled call: :mod:`bb_robot.driver.servo_math` compiled by numba.
+"""One servo cycle as one compiled call: :mod:`bb_robot.driver.servo.servo_math` compiled by numba.
 
-Imported only by :func:`bb_robot.driver.servo.load_kernel`, which falls back to the numpy path
+Imported only by :func:`bb_robot.driver.servo.servo.load_kernel`, which falls back to the numpy path
 when numba is missing, fails, or ``BB_ROBOT_KERNEL=numpy`` is set.  :func:`cycle` runs the forward
 kinematics of :mod:`bb_robot.model._frames_numba` (the measured tool pose, every frame at the
-setpoint, the Jacobian) and :mod:`~bb_robot.driver.servo_math`'s steps, which are compiled here
+setpoint, the Jacobian) and :mod:`~bb_robot.driver.servo.servo_math`'s steps, which are compiled here
 from their own code with four functions bound to the loops below: numba's ``np.linalg`` and
 ``@`` call SciPy's LAPACK and BLAS, which bb_robot does not require.
 
 :func:`cycle` is cached on disk (numba's ``cache``), and dropped from it when this file,
-:mod:`~bb_robot.driver.servo_math` or the forward pass changed
+:mod:`~bb_robot.driver.servo.servo_math` or the forward pass changed
 (:func:`bb_robot.model.compiled.compile_cached`).
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 import numba
 import numpy as np
 
-from bb_robot.driver import servo_math
+from bb_robot.driver.servo import servo_math
 from bb_robot.model import _frames_numba
 from bb_robot.model._frames_numba import _decode, _scratch_frames, jacobian_at, one_decoded
 from bb_robot.model.compiled import compile_cached
@@ -190,7 +190,7 @@ def cycle(
     s: np.ndarray,
     out: np.ndarray,
 ) -> None:  # pragma: no cover - compiled; tested against the numpy path in test/driver/test_servo_math.py
-    """One cycle of :meth:`bb_robot.driver.servo.Servo.update` (the numpy path's steps in order).
+    """One cycle of :meth:`bb_robot.driver.servo.servo.Servo.update` (the numpy path's steps in order).
 
     Args:
         code, spec, tip: the chain's compiled program, its tip Jacobian spec and tip frame index.
@@ -203,7 +203,7 @@ def cycle(
         state: ``[q (n), qd (n), twist (6), smoothed (6), reference (16)]``, changed.
         limits: ``(4, n)``: command range low and high, velocity and acceleration limits.
         mode, rotation, values, target, stream, since: the input (:func:`servo_math.tool_velocity`).
-        rows, reach, proximity, period, s: as in :mod:`~bb_robot.driver.servo_math`.
+        rows, reach, proximity, period, s: as in :mod:`~bb_robot.driver.servo.servo_math`.
         out: ``[scale, measure, why, still]`` written here.
     """
     n = indices.shape[0]

@@ -12,9 +12,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.driver.backends.base import BackendCommand, JointSample
-from bb_robot.driver.commands import MODE_NAMES, CommandMode
-from bb_robot.driver.execution import Execution, Feedback
-from bb_robot.driver.limits import JointLimitTable, braking_speeds
+from bb_robot.driver.commands.commands import MODE_NAMES, CommandMode
+from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
+from bb_robot.driver.cycle.execution import Execution, Feedback
 
 FloatArray = npt.NDArray[np.float64]
 IndexArray = npt.NDArray[np.intp]
@@ -31,7 +31,7 @@ MODE_LABELS = {**{int(m): name for m, name in MODE_NAMES.items()}, TRAJECTORY: "
 
 
 class Streamer(Protocol):
-    """What moves the :data:`SERVO` joints each cycle (:class:`bb_robot.driver.servo.Servo`)."""
+    """What moves the :data:`SERVO` joints each cycle (:class:`bb_robot.driver.servo.servo.Servo`)."""
 
     def update(self, setpoints: Setpoints, sample: JointSample, now: int, period: float) -> None:
         """Set ``setpoints.targets`` and ``setpoints.feedforward`` of the servo's joints for this cycle."""

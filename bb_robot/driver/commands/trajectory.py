@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.driver.commands.limits import ClampMargins, JointLimitTable
 from bb_robot.driver.errors import INVALID_GOAL, INVALID_JOINTS, OLD_HEADER_TIMESTAMP, TrajectoryRejected
-from bb_robot.driver.limits import ClampMargins, JointLimitTable
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.intp]

@@ -1,14 +1,14 @@
 """The arithmetic of one servo cycle, written once for numpy and for numba.
 
-:class:`~bb_robot.driver.servo.Servo` keeps the servo's state (which input, since when, its
+:class:`~bb_robot.driver.servo.servo.Servo` keeps the servo's state (which input, since when, its
 status) and calls these functions every cycle: :func:`start` (steps 1 to 3 of the cycle, from
 the input to the joint velocities) and :func:`finish` (steps 4 and 5, from the speed scales to
 the new setpoint).  They take and change plain float64 arrays, so that
-:mod:`bb_robot.driver._servo_numba` compiles the same functions into one call per cycle, with the
+:mod:`bb_robot.driver.servo._servo_numba` compiles the same functions into one call per cycle, with the
 forward kinematics of :mod:`bb_robot.model._frames_numba` between them.  numba's own linear
 algebra needs SciPy's LAPACK, which bb_robot does not require: the four functions marked *replaced
 when compiled* (:func:`matvec`, :func:`matmul`, :func:`singular_values`, :func:`solve`) are bound
-to loops of :mod:`bb_robot.driver._servo_numba` there.  Everything else is written in the part of
+to loops of :mod:`bb_robot.driver.servo._servo_numba` there.  Everything else is written in the part of
 numpy that numba compiles as it is; ``test/driver/test_servo_math.py`` checks that both give the
 same cycles to rounding.
 
@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from bb_robot.driver.servo_inputs import ServoSettings
+    from bb_robot.driver.servo.servo_inputs import ServoSettings
 
 FloatArray = npt.NDArray[np.float64]
 
@@ -230,7 +230,7 @@ def tool_velocity(
         stream: the motion of the pose stream at that pose (12, :func:`stream_motion`; zero for a
             single pose).
         since: seconds since the pose held: since its ``header.stamp`` where plausible, else
-            since it arrived (:func:`bb_robot.driver.servo_inputs.stamp_origin`).
+            since it arrived (:func:`bb_robot.driver.servo.servo_inputs.stamp_origin`).
         reference: the twist's reference pose (4x4), changed here: set from ``current`` where
             there is none (``[3, 3]`` 0), cleared when there is no input.
         s: the settings vector.

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.driver.setpoints import ModeMasks
+from bb_robot.driver.cycle.setpoints import ModeMasks
 
 
 @dataclass(frozen=True)

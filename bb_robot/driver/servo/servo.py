@@ -1,10 +1,10 @@
 """The Cartesian servo: twist and pose streams followed inside the control loop.
 
 The servo moves the serial chain from the robot's root link to ``servo.tip``
-(:class:`~bb_robot.model.serial.SerialManipulator`).  Inputs (:mod:`bb_robot.driver.servo_inputs`)
+(:class:`~bb_robot.model.serial.SerialManipulator`).  Inputs (:mod:`bb_robot.driver.servo.servo_inputs`)
 reach the loop through the core's inbox; :meth:`Servo.take` puts the chain's joints in the
-:data:`~bb_robot.driver.setpoints.SERVO` mode and :meth:`Servo.update`, called by
-:meth:`~bb_robot.driver.setpoints.Setpoints.command` every cycle, sets their position targets
+:data:`~bb_robot.driver.cycle.setpoints.SERVO` mode and :meth:`Servo.update`, called by
+:meth:`~bb_robot.driver.cycle.setpoints.Setpoints.command` every cycle, sets their position targets
 and velocity feed-forward.  They then pass the core's last guard, the collision guard's filter
 and the backend like any joint command.
 
@@ -18,14 +18,14 @@ Each cycle:
    A pose: a speed towards the target from the measured pose, ``min(max, sqrt(2 a d), gain d)``
    for the distance and the angle each; a stream of poses adds its own motion and carries its
    last pose forward from its ``header.stamp`` where plausible, else from its arrival
-   (:func:`~bb_robot.driver.servo_inputs.stamp_origin`).  No input, a stale twist or a silent
+   (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`).  No input, a stale twist or a silent
    stream of poses (none for ``command_timeout``), or a rejected message: zero.
 2. The wanted velocity changes by at most the tool accelerations per cycle.
 3. **Joint velocities**: least squares on the Jacobian at the setpoint (all six rows; with fewer
    than six joints the three linear rows: position only, in the least-squares sense).  Below
    ``singularity_slowdown`` the solution is scaled as a whole within the joint speed damped least
    squares allows, so that near a singularity the tool slows in the direction asked for
-   instead of turning away from it (:func:`~bb_robot.driver.servo_math.joint_velocities`).
+   instead of turning away from it (:func:`~bb_robot.driver.servo.servo_math.joint_velocities`).
 4. **One speed scale**, the smallest of:
 
    - *singularity*: the measure is the inverse condition number ``σ_min / σ_max`` of the
@@ -47,7 +47,7 @@ core to hold where they stopped.  A single pose is a target: it is reached and h
 command or trajectory on any of the chain's joints takes them over at once (the core's modes say
 who drives them).
 
-The steps' arithmetic is :mod:`bb_robot.driver.servo_math`'s.  Where numba runs, a cycle is one
+The steps' arithmetic is :mod:`bb_robot.driver.servo.servo_math`'s.  Where numba runs, a cycle is one
 compiled call with its own forward kinematics (:func:`load_kernel`); else the same steps run
 with numpy and the chain's kinematics.
 """
@@ -63,17 +63,17 @@ from typing import Protocol
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.driver import servo_math as sm
-from bb_robot.driver.arming import Arming
 from bb_robot.driver.backends.base import JointSample
-from bb_robot.driver.commands import CommandMode
+from bb_robot.driver.commands.commands import CommandMode
+from bb_robot.driver.commands.limits import JointLimitTable
+from bb_robot.driver.commands.tolerances import Outcome
+from bb_robot.driver.cycle.inbox import ServoInput
+from bb_robot.driver.cycle.setpoints import SERVO, Setpoints
 from bb_robot.driver.errors import INVALID_GOAL
-from bb_robot.driver.inbox import ServoInput
-from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.servo_inputs import FrameNames, ServoError, ServoSettings, stamp_origin
-from bb_robot.driver.setpoints import SERVO, Setpoints
-from bb_robot.driver.staleness import StaleWatch
-from bb_robot.driver.tolerances import Outcome
+from bb_robot.driver.servo import servo_math as sm
+from bb_robot.driver.servo.servo_inputs import FrameNames, ServoError, ServoSettings, stamp_origin
+from bb_robot.driver.state.arming import Arming
+from bb_robot.driver.timing.staleness import StaleWatch
 from bb_robot.errors import BbRobotError
 from bb_robot.model import compiled
 from bb_robot.model.dexterity import reach, singularity_measure
@@ -90,7 +90,7 @@ _log = logging.getLogger(__name__)
 
 
 def load_kernel() -> Callable[..., None] | None:
-    """The servo's compiled cycle (:func:`bb_robot.driver._servo_numba.cycle`), or ``None``.
+    """The servo's compiled cycle (:func:`bb_robot.driver.servo._servo_numba.cycle`), or ``None``.
 
     ``None`` when ``BB_ROBOT_KERNEL=numpy`` is set, or numba is missing or fails to load (logged);
     the servo then takes the numpy path, which gives the same cycles.  A driver with the servo
@@ -100,7 +100,7 @@ def load_kernel() -> Callable[..., None] | None:
     if compiled.mode() == "numpy":
         return None
     module = compiled.import_kernels(
-        "bb_robot.driver._servo_numba", "the servo's cycle", compiled.KERNEL_SECONDS["servo"]
+        "bb_robot.driver.servo._servo_numba", "the servo's cycle", compiled.KERNEL_SECONDS["servo"]
     )
     kernel: Callable[..., None] | None = module.cycle if module is not None else None
     return kernel
@@ -125,7 +125,7 @@ class ServoStatus:
         singularity: the singularity measure at the setpoint.
         position_only: the chain has fewer than six joints (it tracks the position only).
         stamps_rejected: poses whose ``header.stamp`` was not plausible
-            (:func:`~bb_robot.driver.servo_inputs.stamp_origin`), carried forward from their arrival.
+            (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`), carried forward from their arrival.
     """
 
     state: str
@@ -214,7 +214,7 @@ class Servo:
         self._q, self._qd, self._twist = self._state[:n], self._state[n : 2 * n], self._state[2 * n : 2 * n + 6]
         #: The smoothed feedback part of the tool velocity (:meth:`_ramp`).
         self._smoothed = self._state[2 * n + 6 : 2 * n + 12]
-        #: The motion of the pose stream being tracked (:func:`~bb_robot.driver.servo_math.stream_motion`;
+        #: The motion of the pose stream being tracked (:func:`~bb_robot.driver.servo.servo_math.stream_motion`;
         #: zero for a single pose), and its last chord (velocity, seconds; none: ``(zeros, 0.0)``).
         self._stream = np.zeros(12)
         self._chord: tuple[FloatArray, float] = (np.zeros(6), 0.0)
@@ -242,7 +242,7 @@ class Servo:
         #: The last cycle's (state, reason, mode, scale, singularity measure): :attr:`status`.
         self._last: tuple[str, str, str, float, float] = ("idle", "", "", 1.0, 1.0)
         self._stop_reason = ""
-        #: The modes last seen (:class:`~bb_robot.driver.setpoints.ModeMasks`, replaced when a mode
+        #: The modes last seen (:class:`~bb_robot.driver.cycle.setpoints.ModeMasks`, replaced when a mode
         #: changes) and, for the chain: all in the servo mode, any following a trajectory.
         self._masks: object = None
         self._chain_modes = (False, False)
@@ -349,7 +349,7 @@ class Servo:
         return preempts
 
     def _stream_motion(self, message: ServoInput) -> FloatArray | None:
-        """The motion of a stream of poses (:func:`~bb_robot.driver.servo_math.stream_motion`) at this pose.
+        """The motion of a stream of poses (:func:`~bb_robot.driver.servo.servo_math.stream_motion`) at this pose.
 
         Its chords are timed by the header stamps where both poses have one (their arrival
         jitters), else by the arrival times; ``None`` when this pose and the previous one are
@@ -370,7 +370,7 @@ class Servo:
         return sm.stream_motion(chord, elapsed, before[0], before[1] if self._streaming else 0.0, self._s)
 
     def _origin(self, message: ServoInput) -> int:
-        """When a pose held (:func:`~bb_robot.driver.servo_inputs.stamp_origin`); a stamp not used is
+        """When a pose held (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`); a stamp not used is
         counted, and logged when it follows one used."""
         origin, rejected = stamp_origin(message)
         if rejected:
@@ -526,7 +526,7 @@ class Servo:
         return self._chain_modes
 
     def _cycle_input(self, now: int) -> tuple[int, FloatArray, FloatArray, float, int, FloatArray]:
-        """This cycle's input for :mod:`~bb_robot.driver.servo_math`: mode, twist, pose, age, twist frame.
+        """This cycle's input for :mod:`~bb_robot.driver.servo.servo_math`: mode, twist, pose, age, twist frame.
 
         A twist, or the last pose of a stream, older than ``command_timeout`` stops the servo here
         (it then decelerates where the tool is).  A pose's age is counted from when it held
@@ -605,7 +605,7 @@ class Servo:
         return scale, measure, why, still
 
     def _why(self, why: int, measure: float) -> str:
-        """The reason for a speed scale below 1, from :mod:`~bb_robot.driver.servo_math`'s ``WHY_*``."""
+        """The reason for a speed scale below 1, from :mod:`~bb_robot.driver.servo.servo_math`'s ``WHY_*``."""
         settings = self.settings
         if why == sm.WHY_SINGULARITY:
             slowdown, stop = settings.singularity_slowdown, settings.singularity_stop

@@ -29,6 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import (
     GOAL_TOLERANCE_VIOLATED,
     INVALID_GOAL,
@@ -37,7 +38,6 @@ from bb_robot.driver.errors import (
     SUCCESSFUL,
     TrajectoryRejected,
 )
-from bb_robot.driver.trajectory import Trajectory
 
 FloatArray = npt.NDArray[np.float64]
 

@@ -5,11 +5,11 @@ checked commands and trajectories; its loop thread applies them at the next cycl
 callback never waits for the loop nor the loop for a callback.  Every cycle:
 
 1. ``backend.read(now)``: the joints' state (kept as the latest :class:`Snapshot`);
-2. the inbox (:mod:`bb_robot.driver.inbox`): commands, trajectories, cancellations, limit and
+2. the inbox (:mod:`bb_robot.driver.cycle.inbox`): commands, trajectories, cancellations, limit and
    model changes, typed messages handled in one place (:meth:`DriverCore._apply`), also when the
    backend gave no sample (then what needs one says so);
 3. arming and the watchdog;
-4. per joint (:mod:`bb_robot.driver.setpoints`), the setpoint of its mode: hold, position,
+4. per joint (:mod:`bb_robot.driver.cycle.setpoints`), the setpoint of its mode: hold, position,
    velocity (slowed so that the joint can stop before its limits), effort, or the active
    trajectory's sample;
 5. a last guard clamps positions into the command range and velocities and efforts to
@@ -32,7 +32,7 @@ Two paths do not wait for a cycle (both on by default in the node):
 - **Sample watching** (:meth:`DriverCore.watch_samples`): a listener gets every new sample, from
   the backend's own thread as it arrives where the backend can
   (:meth:`~bb_robot.driver.backends.base.Backend.watch_samples`), else from the loop thread after
-  each cycle (:mod:`bb_robot.driver.samples`).
+  each cycle (:mod:`bb_robot.driver.state.samples`).
 """
 
 from __future__ import annotations
@@ -47,12 +47,13 @@ from typing import assert_never
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.driver.arming import Arming, ArmState
 from bb_robot.driver.backends.base import Backend, BackendCommand, Health, HealthLevel, JointSample
-from bb_robot.driver.commands import MODE_NAMES, CommandMode, JointCommand
-from bb_robot.driver.errors import INVALID_GOAL, SUCCESSFUL, CommandRejected, TrajectoryRejected
-from bb_robot.driver.execution import Execution, Feedback
-from bb_robot.driver.inbox import (
+from bb_robot.driver.commands.commands import MODE_NAMES, CommandMode, JointCommand
+from bb_robot.driver.commands.limits import JointLimitTable
+from bb_robot.driver.commands.tolerances import Outcome, Tolerances
+from bb_robot.driver.commands.trajectory import Trajectory, TrajectoryPoint, build_trajectory
+from bb_robot.driver.cycle.execution import Execution, Feedback
+from bb_robot.driver.cycle.inbox import (
     CancelExecution,
     ExecuteTrajectory,
     HoldAll,
@@ -62,16 +63,15 @@ from bb_robot.driver.inbox import (
     SetRobot,
     SubmitCommand,
 )
-from bb_robot.driver.limits import JointLimitTable
-from bb_robot.driver.loop import CycleInfo, LoopStats, RateLoop
-from bb_robot.driver.samples import SampleFanout, SampleListener, freshness
-from bb_robot.driver.servo import PREEMPTED, Servo
-from bb_robot.driver.setpoints import TRAJECTORY, Setpoints
-from bb_robot.driver.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
-from bb_robot.driver.staleness import StaleWatch
-from bb_robot.driver.tolerances import Outcome, Tolerances
-from bb_robot.driver.trajectory import Trajectory, TrajectoryPoint, build_trajectory
-from bb_robot.driver.watchdog import watchdog_trip
+from bb_robot.driver.cycle.setpoints import TRAJECTORY, Setpoints
+from bb_robot.driver.cycle.watchdog import watchdog_trip
+from bb_robot.driver.errors import INVALID_GOAL, SUCCESSFUL, CommandRejected, TrajectoryRejected
+from bb_robot.driver.servo.servo import PREEMPTED, Servo
+from bb_robot.driver.state.arming import Arming, ArmState
+from bb_robot.driver.state.samples import SampleFanout, SampleListener, freshness
+from bb_robot.driver.state.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
+from bb_robot.driver.timing.loop import CycleInfo, LoopStats, RateLoop
+from bb_robot.driver.timing.staleness import StaleWatch
 from bb_robot.model.robot import Robot
 
 __all__ = [
@@ -150,7 +150,7 @@ class DriverCore:
         self._last_error = ""
         #: Commands that arrived while the backend gave no sample (dropped), since the last sample.
         self._dropped_without_sample = 0
-        #: Collision hooks (bb_robot.driver.collision_guard), set before the loop starts: one may refuse a
+        #: Collision hooks (bb_robot.driver.guard.collision_guard), set before the loop starts: one may refuse a
         #: prepared trajectory, the other slow or stop each cycle's command (without waiting).
         self.trajectory_check: Callable[[Trajectory, FloatArray], None] | None = None
         self.command_filter: Callable[[BackendCommand, JointSample, int, bool], BackendCommand] | None = None
@@ -196,7 +196,7 @@ class DriverCore:
     # ------------------------------------------------------------- the loop
     def start(self, rate: float, priority: int = 0) -> None:
         """Start the loop thread at ``rate`` Hz (the backend must be connected); ``priority`` > 0
-        asks for real-time scheduling (see :mod:`bb_robot.driver.loop`)."""
+        asks for real-time scheduling (see :mod:`bb_robot.driver.timing.loop`)."""
         if self._thread is not None:
             raise RuntimeError("the loop is already running")
         try:
@@ -616,7 +616,7 @@ class DriverCore:
             self._log("warning" if trip.moving else "debug", f"watchdog: {trip.what}: holding position")
 
     def _check_stale(self, settings: CoreSettings, sample: JointSample, now: int) -> None:
-        """Take ``stale_action`` on the cycle a joint goes stale (:mod:`bb_robot.driver.staleness`)."""
+        """Take ``stale_action`` on the cycle a joint goes stale (:mod:`bb_robot.driver.timing.staleness`)."""
         stale = freshness(self.names, sample, now, settings.stale_timeout)[1]
         change = self.stale_watch.update(stale, bool(sample.stamps.min() >= self._started_ns))
         if change is not None:

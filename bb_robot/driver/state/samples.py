@@ -13,7 +13,7 @@ from collections.abc import Callable
 import numpy as np
 
 from bb_robot.driver.backends.base import Backend, JointSample
-from bb_robot.driver.loop import request_realtime
+from bb_robot.driver.timing.loop import request_realtime
 
 #: ``listener(sample, all_seen, stale)``: a new sample; whether every joint was ever reported;
 #: the joints whose value is older than ``stale_timeout``.

@@ -1,7 +1,7 @@
 """Skipped control cycles as a figure a reader can judge: a count, a share, and a recent share.
 
 A loop on absolute deadlines skips the cycles it fell a whole period behind on
-(:mod:`bb_robot.driver.loop`).  A few over hours are harmless; many in a short time mean the
+(:mod:`bb_robot.driver.timing.loop`).  A few over hours are harmless; many in a short time mean the
 machine cannot keep the rate.  So the driver's ``/diagnostics`` (and ``bb-robot up``'s live view,
 which shows its warnings) give the count and share since activation and **warn only when more than
 1 % of the cycles due in the last 10 s were skipped** — the fleet benchmark's failure line

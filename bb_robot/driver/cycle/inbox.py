@@ -14,9 +14,9 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.driver.commands import JointCommand
-from bb_robot.driver.execution import Execution
-from bb_robot.driver.limits import JointLimitTable
+from bb_robot.driver.commands.commands import JointCommand
+from bb_robot.driver.commands.limits import JointLimitTable
+from bb_robot.driver.cycle.execution import Execution
 from bb_robot.model.robot import Robot
 
 
@@ -65,14 +65,14 @@ class SetRobot:
 
 @dataclass(frozen=True, eq=False)
 class ServoInput:
-    """A checked input of the servo (:mod:`bb_robot.driver.servo`).
+    """A checked input of the servo (:mod:`bb_robot.driver.servo.servo`).
 
     ``kind`` is ``"twist"`` (``values``: linear then angular velocity in ``frame``'s axes, of
     the tip point), ``"pose"`` (``values``: the 4x4 target in ``frame``) or ``"stop"`` (decelerate
     to a stop; ``frame`` holds the reason).  ``frame`` is a link name of the robot.  ``stamp_ns``
     is the message's header stamp (0: none), whose differences time a stream of poses;
     ``clock_ns`` the driver's ROS clock when it arrived (0: unknown), against which the servo
-    judges whether the stamp is plausible (:func:`bb_robot.driver.servo_inputs.stamp_origin`).
+    judges whether the stamp is plausible (:func:`bb_robot.driver.servo.servo_inputs.stamp_origin`).
     """
 
     kind: str
