@@ -223,7 +223,8 @@ def _driver_run(seconds: float, guard_on: bool, world: str) -> tuple[list[str], 
     from bb_robot.driver.commands.commands import CommandMode, CommandValidator
     from bb_robot.driver.commands.limits import from_robot
     from bb_robot.driver.core import CoreSettings, DriverCore
-    from bb_robot.driver.guard.collision_guard import GuardSettings, build_guard
+    from bb_robot.driver.guard.build import build_guard
+    from bb_robot.driver.guard.collision_guard import GuardSettings
     from bb_robot.driver.model import driven_joints
     from bb_robot.loading import load_file
 

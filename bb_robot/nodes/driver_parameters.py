@@ -19,7 +19,8 @@ from bb_robot.driver.commands import limits as joint_limits
 from bb_robot.driver.commands.limits import ClampMargins
 from bb_robot.driver.commands.tolerances import ToleranceDefaults
 from bb_robot.driver.commands.trajectory import TrajectoryOptions
-from bb_robot.driver.guard.collision_guard import CollisionGuard, GuardSettings, build_guard
+from bb_robot.driver.guard.build import build_guard
+from bb_robot.driver.guard.collision_guard import CollisionGuard, GuardSettings
 from bb_robot.driver.parameters import JOINT_PARAMETERS, PARAMETERS, joint_parameter
 from bb_robot.driver.state.snapshot import CoreSettings
 from bb_robot.loading import LoadedModel
@@ -202,7 +203,7 @@ class DriverParameters:
         """The collision guard of the ``collision.*`` parameters (``None``: the model has no collision geometry).
 
         Raises:
-            CollisionError: see :func:`bb_robot.driver.guard.collision_guard.build_guard`.
+            CollisionError: see :func:`bb_robot.driver.guard.build.build_guard`.
         """
         stop, slow = self.number("collision.stop_distance"), self.number("collision.slowdown_distance")
         settings = GuardSettings(

@@ -19,7 +19,8 @@ from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import approach_path
 from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
-from bb_robot.driver.guard.collision_guard import GuardSettings, build_guard, speed_scale
+from bb_robot.driver.guard.build import build_guard
+from bb_robot.driver.guard.collision_guard import GuardSettings, speed_scale
 from bb_robot.loading import load_file
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from bb_robot.collision.srdf import STAMP
-from bb_robot.driver.guard.collision_guard import GuardSettings, build_guard
+from bb_robot.driver.guard.build import build_guard
+from bb_robot.driver.guard.collision_guard import GuardSettings
 from bb_robot.driver.model import driven_joints
 from bb_robot.loading import load_file
 

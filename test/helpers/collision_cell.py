@@ -15,7 +15,8 @@ from bb_robot.driver.backends.sim import SimBackend
 from bb_robot.driver.commands.commands import CommandMode, CommandValidator
 from bb_robot.driver.commands.limits import from_robot
 from bb_robot.driver.core import CoreSettings, DriverCore
-from bb_robot.driver.guard.collision_guard import CollisionGuard, GuardSettings, build_guard
+from bb_robot.driver.guard.build import build_guard
+from bb_robot.driver.guard.collision_guard import CollisionGuard, GuardSettings
 from bb_robot.driver.model import driven_joints
 from bb_robot.loading import load_file
 from helpers.collision_robots import table_world

@@ -2,7 +2,9 @@
 before contact, and the checker process that measures for it off the loop's interpreter.
 
 - :mod:`~bb_robot.driver.guard.collision_guard`: :class:`CollisionGuard` and
-  :func:`build_guard` (the core's two hooks);
+  the two hooks it gives the core;
+- :mod:`~bb_robot.driver.guard.build`: :func:`~bb_robot.driver.guard.build.build_guard`, the guard
+  of a loaded model at configure;
 - :mod:`~bb_robot.driver.guard.collision_checker`: :class:`Measurer`, the checker process and
   its records over pipes (run as ``python -c``; imports nothing of the driver).
 

@@ -38,7 +38,6 @@ from __future__ import annotations
 
 import math
 import threading
-import time
 from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -48,9 +47,6 @@ import numpy.typing as npt
 
 from bb_robot.collision.model import CollisionModel, Contact, placement_kernel
 from bb_robot.collision.path import check_path
-from bb_robot.collision.sources import collision_model, find_matrix
-from bb_robot.collision.verify import review
-from bb_robot.collision.world import model_world, standing_contacts
 from bb_robot.driver.backends.base import BackendCommand, JointSample
 from bb_robot.driver.commands.commands import CommandMode, JointCommand
 from bb_robot.driver.commands.limits import JointLimitTable, approach_path
@@ -67,13 +63,12 @@ from bb_robot.driver.guard.collision_checker import (
     spawn,
     speed_scale,
 )
-from bb_robot.loading import LoadedModel
 
 FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
 
 
-__all__ = ["LATE_AFTER", "CollisionGuard", "GuardSettings", "Restart", "Verdict", "build_guard", "speed_scale"]
+__all__ = ["LATE_AFTER", "CollisionGuard", "GuardSettings", "Restart", "Verdict", "speed_scale"]
 
 #: A verdict older than this (s) stops streamed motion even while nothing is near: the checker is late or gone.
 LATE_AFTER = 0.2
@@ -184,7 +179,8 @@ class CollisionGuard:
         self._restarter: threading.Thread | None = None
         self._replacement: CheckerProcess | CheckerError | None = None
         self._cancel = threading.Event()
-        #: How long :func:`build_guard` took for each of its steps, ``(step, seconds)`` (the driver logs them).
+        #: How long :func:`~bb_robot.driver.guard.build.build_guard` took for each of its steps,
+        #: ``(step, seconds)`` (the driver logs them).
         self.build_times: tuple[tuple[str, float], ...] = ()
 
     # ------------------------------------------------------------------ configurations
@@ -584,79 +580,3 @@ class CollisionGuard:
         acceleration = np.where(streamed, 0.0, command.acceleration)
         return BackendCommand(command.modes, positions, velocity, acceleration, command.effort)
 
-
-def build_guard(
-    loaded: LoadedModel,
-    joints: Sequence[str],
-    settings: GuardSettings,
-    rate: float,
-    *,
-    srdf: str = "",
-    compute_matrix: bool = False,
-    world: str = "",
-    search_dirs: Sequence[str] = (),
-    log: LogFunction | None = None,
-    velocity_limits: FloatArray | None = None,
-    trust_srdf: bool = False,
-) -> CollisionGuard | None:
-    """The guard of a loaded model at configure, or ``None`` when the model has no collision geometry.
-
-    Args:
-        loaded: the driven model.
-        joints: the driver's joints.
-        settings: the ``collision.*`` distances and rate.
-        rate: the control loop's rate (Hz).
-        srdf: ``collision.srdf``.
-        compute_matrix: ``collision.compute_matrix``.
-        world: ``collision.world``.
-        search_dirs: where meshes, includes and world files are looked for (``model_dirs``).
-        log: ``log(level, text)``: where the matrix came from, the obstacles, the contacts allowed.
-        velocity_limits: the joints' velocity limits (see :class:`CollisionGuard`).
-        trust_srdf: ``collision.trust_srdf``: keep the SRDF's pairs that can touch disabled (still warned about).
-
-    Returns:
-        The guard, not started (:meth:`CollisionGuard.prepare` spawns its process and loads the compiled
-        placement; otherwise the first check loads it).
-
-    Raises:
-        CollisionError: coal is missing, a mesh cannot be read (naming the link and the file), an SRDF
-            or world file cannot be used (naming the file and the entry).
-    """
-    say = log or (lambda level, text: None)
-    if not any(c.geometry is not None for link in loaded.robot.links.values() for c in link.collisions):
-        say("info", "collision checking: the model has no <collision> geometry; nothing to check")
-        return None
-    times: list[tuple[str, float]] = []
-    last = [time.perf_counter()]
-
-    def lap(step: str) -> None:
-        now = time.perf_counter()
-        times.append((step, now - last[0]))
-        last[0] = now
-
-    # (bb_robot.collision.sources.checked_model's steps, timed one by one)
-    model = collision_model(loaded, search_dirs)
-    lap("collision model")
-    found = find_matrix(loaded, model, srdf or None, compute_matrix, search_dirs=search_dirs)
-    lap("collision matrix")
-    say("info" if found.origin != "partial" else "warning", found.describe())
-    matrix, warnings = review(model, loaded.description, found.matrix, found.read_from, trust_srdf)
-    for warning in warnings:
-        say("warning", warning)
-    model = model.with_allowed(matrix.disabled)
-    lap("SRDF verified")
-    if world:
-        obstacles = model_world(loaded, world, search_dirs)
-        model = model.with_obstacles(obstacles.parts)
-        standing = standing_contacts(model)
-        model = model.with_allowed(set(model.disabled) | standing)
-        text = f"collision world {world}: {len(obstacles.parts)} obstacle parts"
-        if standing:
-            text += "; in contact where the robot stands (allowed): " + ", ".join(
-                f"{a}/{b}" for a, b in sorted(standing)
-            )
-        say("info", text)
-        lap("collision world")
-    guard = CollisionGuard(model, joints, settings, rate, log, velocity_limits)
-    guard.build_times = tuple(times)
-    return guard
