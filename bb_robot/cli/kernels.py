@@ -24,7 +24,7 @@ import numpy as np
 
 from bb_robot.cli import common
 from bb_robot.collision.model import placement_kernel
-from bb_robot.driver.servo.servo import load_kernel
+from bb_robot.driver.servo.chain import load_kernel
 from bb_robot.loading.load import load_file
 from bb_robot.model import compiled
 from bb_robot.model.kinematics import ForwardKinematics

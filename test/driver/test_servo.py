@@ -9,7 +9,8 @@ import pytest
 from helpers.servo_rig import PERIOD, PERIOD_NS, READY, arm_robot, make_rig, quaternion_of
 
 from bb_robot.driver.commands.commands import CommandMode, CommandValidator
-from bb_robot.driver.servo.servo import Servo, build_chain
+from bb_robot.driver.servo.chain import build_chain
+from bb_robot.driver.servo.servo import Servo
 from bb_robot.driver.servo.servo_inputs import (
     FrameNames,
     ServoError,

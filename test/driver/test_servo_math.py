@@ -10,7 +10,7 @@ import pytest
 from helpers.servo_rig import READY, Rig, make_rig
 
 from bb_robot.driver.servo import servo_math as sm
-from bb_robot.driver.servo.servo import load_kernel
+from bb_robot.driver.servo.chain import load_kernel
 from bb_robot.driver.servo.servo_inputs import ServoSettings
 from bb_robot.driver.servo.servo_math import rotation_matrix
 

@@ -1,7 +1,9 @@
 """The Cartesian servo: twist and pose streams followed inside the control loop.
 
 - :mod:`~bb_robot.driver.servo.servo`: :class:`~bb_robot.driver.servo.servo.Servo`, its state
-  and its cycle, and :func:`~bb_robot.driver.servo.servo.load_kernel`;
+  and its cycle;
+- :mod:`~bb_robot.driver.servo.chain`: the serial chain it moves (:func:`build_chain`) and its
+  compiled cycle (:func:`load_kernel`);
 - :mod:`~bb_robot.driver.servo.servo_inputs`: checked twists and poses, the frames they name,
   the servo's settings and parameters;
 - :mod:`~bb_robot.driver.servo.servo_math`: one cycle's arithmetic, written once for numpy and

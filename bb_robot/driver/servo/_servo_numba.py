@@ -1,6 +1,6 @@
 """One servo cycle as one compiled call: :mod:`bb_robot.driver.servo.servo_math` compiled by numba.
 
-Imported only by :func:`bb_robot.driver.servo.servo.load_kernel`, which falls back to the numpy path
+Imported only by :func:`bb_robot.driver.servo.chain.load_kernel`, which falls back to the numpy path
 when numba is missing, fails, or ``BB_ROBOT_KERNEL=numpy`` is set.  :func:`cycle` runs the forward
 kinematics of :mod:`bb_robot.model._frames_numba` (the measured tool pose, every frame at the
 setpoint, the Jacobian) and :mod:`~bb_robot.driver.servo.servo_math`'s steps, which are compiled here

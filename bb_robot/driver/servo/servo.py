@@ -47,9 +47,9 @@ core to hold where they stopped.  A single pose is a target: it is reached and h
 command or trajectory on any of the chain's joints takes them over at once (the core's modes say
 who drives them).
 
-The steps' arithmetic is :mod:`bb_robot.driver.servo.servo_math`'s.  Where numba runs, a cycle is one
-compiled call with its own forward kinematics (:func:`load_kernel`); else the same steps run
-with numpy and the chain's kinematics.
+The steps' arithmetic is :mod:`bb_robot.driver.servo.servo_math`'s.  Where numba runs, a cycle is
+one compiled call with its own forward kinematics (:func:`~bb_robot.driver.servo.chain.load_kernel`);
+else the same steps run with numpy and the chain's kinematics.
 """
 
 from __future__ import annotations
@@ -71,15 +71,13 @@ from bb_robot.driver.cycle.inbox import ServoInput
 from bb_robot.driver.cycle.setpoints import SERVO, Setpoints
 from bb_robot.driver.errors import INVALID_GOAL
 from bb_robot.driver.servo import servo_math as sm
-from bb_robot.driver.servo.servo_inputs import FrameNames, ServoError, ServoSettings, stamp_origin
+from bb_robot.driver.servo.chain import build_chain, load_kernel
+from bb_robot.driver.servo.servo_inputs import FrameNames, ServoSettings, stamp_origin
 from bb_robot.driver.state.arming import Arming
 from bb_robot.driver.timing.staleness import StaleWatch
-from bb_robot.errors import BbRobotError
-from bb_robot.model import compiled
 from bb_robot.model.dexterity import reach, singularity_measure
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Robot
-from bb_robot.model.serial import SerialManipulator
 
 FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
@@ -87,23 +85,6 @@ LogFunction = Callable[[str, str], None]
 #: How a trajectory on the servo's joints ends when a servo input arrives.
 PREEMPTED = Outcome("aborted", INVALID_GOAL, "preempted by a servo input")
 _log = logging.getLogger(__name__)
-
-
-def load_kernel() -> Callable[..., None] | None:
-    """The servo's compiled cycle (:func:`bb_robot.driver.servo._servo_numba.cycle`), or ``None``.
-
-    ``None`` when ``BB_ROBOT_KERNEL=numpy`` is set, or numba is missing or fails to load (logged);
-    the servo then takes the numpy path, which gives the same cycles.  A driver with the servo
-    enabled loads numba even where the node leaves one configuration's kinematics to Python
-    (:func:`bb_robot.model.compiled.default_mode`): the servo runs every cycle.
-    """
-    if compiled.mode() == "numpy":
-        return None
-    module = compiled.import_kernels(
-        "bb_robot.driver.servo._servo_numba", "the servo's cycle", compiled.KERNEL_SECONDS["servo"]
-    )
-    kernel: Callable[..., None] | None = module.cycle if module is not None else None
-    return kernel
 
 
 class Gate(Protocol):
@@ -137,34 +118,6 @@ class ServoStatus:
     stamps_rejected: int = 0
 
 
-def build_chain(robot: Robot, tip: str, joint_names: Sequence[str]) -> SerialManipulator:
-    """The serial chain from the root link to ``tip`` (``""``: the single tool frame of the chain).
-
-    Args:
-        robot: the model.
-        tip: ``servo.tip``.
-        joint_names: the driven joints (every chain joint must be one).
-
-    Returns:
-        The chain.
-
-    Raises:
-        ServoError: no such link, the tree branches without a tip (naming the candidates), a
-            chain joint is not driven, or the chain has no joint.
-    """
-    try:
-        chain = SerialManipulator.from_robot(robot, tip or None, strict=False)
-    except BbRobotError as error:
-        what = f"servo.tip '{tip}'" if tip else "servo.tip is empty and the driven chain has no single tool frame"
-        raise ServoError(f"{what}: {error}") from None
-    missing = [name for name in chain.joint_names if name not in joint_names]
-    if missing:
-        raise ServoError(f"servo.tip '{chain.tip_link}': chain joints {missing} are not driven by this driver")
-    if chain.dof == 0:
-        raise ServoError(f"servo.tip '{chain.tip_link}': the chain from '{chain.base_link}' has no movable joint")
-    return chain
-
-
 class Servo:
     """The servo of one driver (see the module docstring).
 
@@ -179,7 +132,7 @@ class Servo:
             the numpy path.
 
     Raises:
-        ServoError: as :func:`build_chain`.
+        ServoError: as :func:`~bb_robot.driver.servo.chain.build_chain`.
     """
 
     def __init__(
