@@ -19,7 +19,6 @@ May import: every other room of the driver; none imports it.
 """
 
 from bb_robot.driver.core.core import (
-    HEALTH_PERIOD,
     LATENCY_WINDOW,
     TRAJECTORY,
     WATCHDOG_ACTIONS,
@@ -31,6 +30,7 @@ from bb_robot.driver.core.core import (
     Snapshot,
     replace_settings,
 )
+from bb_robot.driver.core.reactions import HEALTH_PERIOD
 
 __all__ = [
     "HEALTH_PERIOD",
