@@ -189,7 +189,7 @@ def cycle(
     period: float,
     s: np.ndarray,
     out: np.ndarray,
-) -> None:  # pragma: no cover - compiled; tested against the numpy path in test/driver/test_servo_math.py
+) -> None:  # pragma: no cover - compiled; tested against the numpy path in test/driver/servo/test_servo_math.py
     """One cycle of :meth:`bb_robot.driver.servo.servo.Servo.update` (the numpy path's steps in order).
 
     Args:

@@ -9,7 +9,7 @@ forward kinematics of :mod:`bb_robot.model._frames_numba` between them.  numba's
 algebra needs SciPy's LAPACK, which bb_robot does not require: the four functions marked *replaced
 when compiled* (:func:`matvec`, :func:`matmul`, :func:`singular_values`, :func:`solve`) are bound
 to loops of :mod:`bb_robot.driver.servo._servo_numba` there.  Everything else is written in the part of
-numpy that numba compiles as it is; ``test/driver/test_servo_math.py`` checks that both give the
+numpy that numba compiles as it is; ``test/driver/servo/test_servo_math.py`` checks that both give the
 same cycles to rounding.
 
 Settings travel as one vector (:func:`settings_vector`, indices ``S_*``); the reference pose of a

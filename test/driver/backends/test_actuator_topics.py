@@ -32,7 +32,7 @@ from bb_robot.model.robot import Robot
 from bb_robot.urdf.builder import build_robot, load_urdf
 from bb_robot.urdf.parser import parse_string
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 
 
 def actuated() -> Robot:

@@ -13,7 +13,7 @@ from bb_robot.driver.guard.collision_guard import GuardSettings
 from bb_robot.driver.model import driven_joints
 from bb_robot.loading import load_file
 
-MODELS = Path(__file__).resolve().parents[2] / "models"
+MODELS = Path(__file__).resolve().parents[3] / "models"
 PAIR = ("base_link", "wrist_3_link")  # the bundled arm's wrist reaches its base: the matrix checks the pair
 
 

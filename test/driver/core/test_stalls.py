@@ -232,7 +232,7 @@ def arm_mujoco_rig(joint: str, start: float) -> tuple[mujoco_rig.Rig, RecordingM
     initial = [start if name == joint else 0.02 if "finger" in name else 0.0 for name in actuated_joints(robot)]
     rig = mujoco_rig.make_rig(robot, {"lockstep": False, "max_gap": NO_GAP_LIMIT, "initial_positions": initial})
     # The shipped configuration's acceleration limits (URDF has none), as users run it.
-    overrides = L.load_overrides(Path(__file__).resolve().parents[2] / "config" / "bb_arm_mujoco.yaml")
+    overrides = L.load_overrides(Path(__file__).resolve().parents[3] / "config" / "bb_arm_mujoco.yaml")
     rig.core.set_limits(L.apply_overrides(rig.core.limits, overrides))
     rig.run(0.01)
     return rig, RecordingMujoco(rig)
