@@ -18,19 +18,12 @@ the benchmarks import :class:`DriverCore` and the types they use from here.
 May import: every other room of the driver; none imports it.
 """
 
-from bb_robot.driver.core.core import (
-    LATENCY_WINDOW,
-    TRAJECTORY,
-    WATCHDOG_ACTIONS,
-    CoreSettings,
-    DriverCore,
-    Execution,
-    Feedback,
-    SampleListener,
-    Snapshot,
-    replace_settings,
-)
+from bb_robot.driver.core.core import WATCHDOG_ACTIONS, DriverCore
 from bb_robot.driver.core.reactions import HEALTH_PERIOD
+from bb_robot.driver.cycle.execution import Execution, Feedback
+from bb_robot.driver.cycle.setpoints import TRAJECTORY
+from bb_robot.driver.state.samples import SampleListener
+from bb_robot.driver.state.snapshot import LATENCY_WINDOW, CoreSettings, Snapshot, replace_settings
 
 __all__ = [
     "HEALTH_PERIOD",

@@ -50,36 +50,18 @@ from bb_robot.driver.commands.commands import JointCommand
 from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.core.step import CycleStep
-from bb_robot.driver.cycle.execution import Execution, Feedback
-from bb_robot.driver.cycle.inbox import (
-    HoldAll,
-    InboxMessage,
-    ServoInput,
-    SetLimits,
-    SetRobot,
-    SubmitCommand,
-)
-from bb_robot.driver.cycle.setpoints import TRAJECTORY, Setpoints
+from bb_robot.driver.cycle.execution import Execution
+from bb_robot.driver.cycle.inbox import HoldAll, InboxMessage, ServoInput, SetLimits, SetRobot, SubmitCommand
+from bb_robot.driver.cycle.setpoints import Setpoints
 from bb_robot.driver.servo.servo import Servo
 from bb_robot.driver.state.arming import Arming
 from bb_robot.driver.state.samples import SampleFanout, SampleListener
-from bb_robot.driver.state.snapshot import LATENCY_WINDOW, CommandLatency, CoreSettings, Snapshot, replace_settings
+from bb_robot.driver.state.snapshot import CommandLatency, CoreSettings, Snapshot
 from bb_robot.driver.timing.loop import LoopStats, RateLoop
 from bb_robot.driver.timing.staleness import StaleWatch
 from bb_robot.model.robot import Robot
 
-__all__ = [
-    "LATENCY_WINDOW",
-    "TRAJECTORY",
-    "WATCHDOG_ACTIONS",
-    "CoreSettings",
-    "DriverCore",
-    "Execution",
-    "Feedback",
-    "SampleListener",
-    "Snapshot",
-    "replace_settings",
-]
+__all__ = ["WATCHDOG_ACTIONS", "DriverCore"]
 
 FloatArray = npt.NDArray[np.float64]
 LogFunction = Callable[[str, str], None]
