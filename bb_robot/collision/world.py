@@ -17,6 +17,10 @@
           rpy: [0.0, 0.0, 0.0]   # optional, radians
           box: [0.1, 0.1, 0.6]   # or cylinder: {radius, length}, sphere: {radius}, mesh: {filename, scale}
 
+- a MoveIt PlanningScene YAML (a mapping with ``world`` or ``allowed_collision_matrix``):
+  its collision objects and allowed pairs (:mod:`bb_robot.collision.planning_scene`);
+- a MoveIt ``.scene`` text file (:mod:`bb_robot.collision.scene_text`).
+
 Everything is expressed in the robot's root-link frame: the world frame is where the robot's
 root link stands (``placement``: the root's pose in the world, from the SDF world the robot was
 loaded from, else identity).  Obstacles become :class:`~bb_robot.collision.shapes.Part` values
@@ -28,7 +32,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +41,9 @@ import numpy as np
 from bb_robot.collision.errors import WorldError
 from bb_robot.collision.matrix import default_configuration
 from bb_robot.collision.model import CollisionModel, LinkPair
+from bb_robot.collision.objects import WORLD_PREFIX, placed
+from bb_robot.collision.planning_scene import is_planning_scene, planning_scene_obstacles
+from bb_robot.collision.scene_text import scene_text_obstacles
 from bb_robot.collision.shapes import Part, coal_module, robot_parts
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import LoadedModel, load_file
@@ -47,9 +54,6 @@ from bb_robot.model.robot import Link, Robot
 from bb_robot.model.transforms import Matrix, origin_to_matrix
 from bb_robot.sdf.document import read_document
 
-#: Obstacle link names start with this.
-WORLD_PREFIX = "world/"
-
 
 @dataclass(frozen=True)
 class World:
@@ -59,24 +63,16 @@ class World:
         source: the file read (``""`` for none).
         parts: the obstacles.
         floor: the floor's height in the world frame, or ``None``.
+        allowed: pairs a MoveIt scene's allowed-collision matrix allows (robot links and
+            ``world/<id>`` obstacles; the robot-robot ones still to be verified), sorted.
+        warnings: entries of the file that were ignored, each naming the file and the entry.
     """
 
     source: str
     parts: tuple[Part, ...]
     floor: float | None = None
-
-
-def _placed(part: Part, pose: Matrix, link: str) -> Part:
-    """``part`` moved by ``pose`` (into the robot's root frame) and renamed to obstacle ``link``."""
-    rotation, translation = pose[:3, :3], pose[:3, 3]
-    return replace(
-        part,
-        link=link,
-        label=link if part.label == part.link else f"{link}/{part.label.rsplit('/', 1)[-1]}",
-        local=pose @ part.local,
-        center=rotation @ part.center + translation,
-        points=part.points @ rotation.T + translation,
-    )
+    allowed: tuple[LinkPair, ...] = ()
+    warnings: tuple[str, ...] = ()
 
 
 def sdf_obstacles(
@@ -116,7 +112,7 @@ def sdf_obstacles(
         placement = other.placement.pose if other.placement is not None else np.eye(4)
         poses = ForwardKinematics(other.robot).poses()
         for part in robot_parts(other.robot, name, resource_paths):
-            parts.append(_placed(part, to_root @ placement @ poses[part.link], f"{WORLD_PREFIX}{model}/{part.link}"))
+            parts.append(placed(part, to_root @ placement @ poses[part.link], f"{WORLD_PREFIX}{model}/{part.link}"))
     return tuple(parts)
 
 
@@ -221,7 +217,7 @@ def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix
     for link in links:
         holder = Robot.assemble("obstacles", [link], [])
         for part in robot_parts(holder, source):
-            parts.append(_placed(part, frames[link.name], f"{WORLD_PREFIX}{link.name}"))
+            parts.append(placed(part, frames[link.name], f"{WORLD_PREFIX}{link.name}"))
     return tuple(parts)
 
 
@@ -232,7 +228,7 @@ def load_world(
     robot_model: str = "",
     resource_paths: Sequence[str] = (),
 ) -> World:
-    """Read ``collision.world`` (see the module docstring).
+    """Read ``collision.world`` (see the module docstring), chosen by the suffix and content.
 
     Args:
         path: the SDF world or YAML file; ``""`` for none.
@@ -251,6 +247,8 @@ def load_world(
     if not path:
         return World("", ())
     to_root: Matrix = np.asarray(np.linalg.inv(placement), dtype=float) if placement is not None else np.eye(4)
+    if Path(path).suffix.lower() == ".scene":
+        return World(path, scene_text_obstacles(path, to_root))
     if Path(path).suffix.lower() not in (".yaml", ".yml"):
         try:
             fmt = detect_format(path)
@@ -267,6 +265,9 @@ def load_world(
         raise WorldError(path, f"cannot read: {error}") from None
     if not isinstance(data, dict):
         raise WorldError(path, "a collision world is a mapping (floor, sdf, robot_model, obstacles)")
+    if is_planning_scene(data):
+        scene = planning_scene_obstacles(path, data, robot.root_link, tuple(robot.links), to_root)
+        return World(path, scene.parts, None, scene.allowed, scene.warnings)
     unknown = sorted(set(data) - {"floor", "sdf", "robot_model", "obstacles"})
     if unknown:
         raise WorldError(path, f"unknown keys {unknown}; expected floor, sdf, robot_model, obstacles")
