@@ -57,3 +57,7 @@ class WorldError(CollisionError):
         self.source = source
         self.reason = reason
         super().__init__(f"{source}: {reason}")
+
+
+class SceneError(CollisionError):
+    """A run-time change of a scene that is refused or malformed; the message names the object, link or pair."""

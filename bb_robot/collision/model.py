@@ -86,7 +86,8 @@ class CollisionModel:
 
     Args:
         robot: the model.
-        parts: the robot's parts (:func:`bb_robot.collision.shapes.robot_parts`).
+        parts: the robot's parts (:func:`bb_robot.collision.shapes.robot_parts`), and those of objects
+            attached to its links (their ``frame`` names the link).
         disabled: link pairs never checked (the allowed-collision matrix's disabled pairs).
         obstacles: static parts fixed in the root frame (``link`` names the obstacle);
             their ``local`` is their pose in the root link's frame.
@@ -108,7 +109,9 @@ class CollisionModel:
         link_index = {name: i for i, name in enumerate(self.fk.link_names)}
         robot_links = len(self.parts)
         # Obstacles sit on the root link (index 0 of the FK's link order).
-        self._link_of = np.array([link_index[p.link] for p in self.parts] + [0] * len(self.obstacles), dtype=np.intp)
+        self._link_of = np.array(
+            [link_index[p.frame or p.link] for p in self.parts] + [0] * len(self.obstacles), dtype=np.intp
+        )
         self._local = np.ascontiguousarray(np.array([p.local for p in everything], dtype=float).reshape(-1, 4, 4))
         self._centers = np.ascontiguousarray(
             np.array([np.append(p.center, 1.0) for p in everything], dtype=float).reshape(-1, 4)

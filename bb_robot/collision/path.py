@@ -42,7 +42,8 @@ class MotionBound:
         extent: dict[str, float] = {}
         for part in model.parts:
             farthest = float(np.sqrt((part.points**2).sum(axis=1).max())) if part.points.size else 0.0
-            extent[part.link] = max(extent.get(part.link, 0.0), farthest)
+            frame = part.frame or part.link  # an attached object moves with its link
+            extent[frame] = max(extent.get(frame, 0.0), farthest)
         self.links: tuple[str, ...] = tuple(extent)
         self.reach = np.zeros((len(self.links), len(fk.joint_names)))
         for row, link in enumerate(self.links):

@@ -62,6 +62,8 @@ class Part:
         radius: the bounding sphere's radius: no point of the geometry is farther from ``center``.
         points: points whose convex hull contains the geometry, in the link frame (for motion bounds).
         source: the mesh file, or ``""`` for a primitive.
+        frame: the robot link that places the part when it is not ``link`` (an object attached to a
+            link: ``link`` names the object, ``frame`` the link it moves with); ``""``: ``link``.
     """
 
     link: str
@@ -73,6 +75,7 @@ class Part:
     radius: float
     points: Matrix
     source: str = ""
+    frame: str = ""
 
 
 def _box_points(half: Sequence[float]) -> Matrix:
