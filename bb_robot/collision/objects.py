@@ -25,7 +25,7 @@ import numpy as np
 from bb_robot.collision.shapes import Part, coal_module, robot_parts
 from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Sphere
 from bb_robot.model.robot import Link, Robot
-from bb_robot.model.transforms import Matrix
+from bb_robot.model.transforms import Matrix, quaternion_to_matrix
 
 #: Obstacle link names start with this.
 WORLD_PREFIX = "world/"
@@ -70,16 +70,10 @@ def pose_matrix(position: Sequence[float], quaternion: Sequence[float]) -> Matri
         raise ValueError(f"position needs 3 finite numbers, got {list(position)}")
     if q.shape != (4,) or not np.isfinite(q).all():
         raise ValueError(f"orientation needs 4 finite numbers (x, y, z, w), got {list(quaternion)}")
-    norm = float(np.linalg.norm(q))
-    if norm < 1e-9:
+    if float(np.linalg.norm(q)) < 1e-9:
         raise ValueError(f"orientation {list(quaternion)} is not a rotation (zero length)")
-    x, y, z, w = q / norm
     pose = np.eye(4)
-    pose[:3, :3] = [
-        [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
-        [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
-        [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)],
-    ]
+    pose[:3, :3] = quaternion_to_matrix(q.tolist())
     pose[:3, 3] = p
     return pose
 

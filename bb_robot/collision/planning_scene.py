@@ -117,49 +117,50 @@ def _frames(data: Mapping[str, Any]) -> dict[str, Matrix]:
     return frames
 
 
+def _paired(entry: Mapping[str, Any], key: str, poses_key: str, where: str) -> list[tuple[str, object, Matrix]]:
+    """Each item of ``entry[key]`` with its field path and its pose from ``entry[poses_key]``."""
+    items = entry.get(key) or []
+    poses = entry.get(poses_key) or []
+    if len(poses) != len(items):
+        raise ValueError(f"{where}: {len(items)} {key} but {len(poses)} {poses_key}")
+    return [
+        (f"{where}.{key}[{i}]", item, read_pose(pose, f"{where}.{poses_key}[{i}]"))
+        for i, (item, pose) in enumerate(zip(items, poses, strict=True))
+    ]
+
+
+def _primitive(item: object, field: str) -> Shape:
+    if not isinstance(item, Mapping):
+        raise ValueError(f"{field}: needs type and dimensions, got {item!r}")
+    kind = item.get("type")
+    kind = PRIMITIVE_TYPES.get(kind, str(kind)) if isinstance(kind, int) else str(kind)
+    dimensions = item.get("dimensions")
+    if not isinstance(dimensions, list | tuple):
+        raise ValueError(f"{field}.dimensions: needs a list of numbers, got {dimensions!r}")
+    try:
+        return primitive(kind, dimensions)
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{field}: {error}") from None
+
+
+def _mesh(mesh: object, field: str) -> Shape:
+    if not isinstance(mesh, Mapping):
+        raise ValueError(f"{field}: needs vertices and triangles")
+    vertices = [_vector(v, "xyz", f"{field}.vertices[{i}]") for i, v in enumerate(mesh.get("vertices") or [])]
+    triangles = []
+    for i, triangle in enumerate(mesh.get("triangles") or []):
+        indices = triangle.get("vertex_indices") if isinstance(triangle, Mapping) else triangle
+        if not isinstance(indices, list | tuple) or len(indices) != 3 or not all(isinstance(k, int) for k in indices):
+            raise ValueError(f"{field}.triangles[{i}]: needs 3 vertex indices, got {triangle!r}")
+        triangles.append(list(indices))
+    return TriangleMesh(np.array(vertices), np.array(triangles))
+
+
 def _shapes(entry: Mapping[str, Any], where: str) -> list[tuple[Shape, Matrix]]:
-    shapes: list[tuple[Shape, Matrix]] = []
-    primitives = entry.get("primitives") or []
-    poses = entry.get("primitive_poses") or []
-    if len(poses) != len(primitives):
-        raise ValueError(f"{where}: {len(primitives)} primitives but {len(poses)} primitive_poses")
-    for index, (item, pose) in enumerate(zip(primitives, poses, strict=True)):
-        field = f"{where}.primitives[{index}]"
-        if not isinstance(item, Mapping):
-            raise ValueError(f"{field}: needs type and dimensions, got {item!r}")
-        kind = item.get("type")
-        kind = PRIMITIVE_TYPES.get(kind, str(kind)) if isinstance(kind, int) else str(kind)
-        dimensions = item.get("dimensions")
-        if not isinstance(dimensions, list | tuple):
-            raise ValueError(f"{field}.dimensions: needs a list of numbers, got {dimensions!r}")
-        try:
-            shape = primitive(kind, dimensions)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"{field}: {error}") from None
-        shapes.append((shape, read_pose(pose, f"{where}.primitive_poses[{index}]")))
-    meshes = entry.get("meshes") or []
-    mesh_poses = entry.get("mesh_poses") or []
-    if len(mesh_poses) != len(meshes):
-        raise ValueError(f"{where}: {len(meshes)} meshes but {len(mesh_poses)} mesh_poses")
-    for index, (mesh, pose) in enumerate(zip(meshes, mesh_poses, strict=True)):
-        field = f"{where}.meshes[{index}]"
-        if not isinstance(mesh, Mapping):
-            raise ValueError(f"{field}: needs vertices and triangles")
-        vertices = [_vector(v, "xyz", f"{field}.vertices[{i}]") for i, v in enumerate(mesh.get("vertices") or [])]
-        triangles = []
-        for i, triangle in enumerate(mesh.get("triangles") or []):
-            indices = triangle.get("vertex_indices") if isinstance(triangle, Mapping) else triangle
-            if (
-                not isinstance(indices, list | tuple)
-                or len(indices) != 3
-                or not all(isinstance(k, int) for k in indices)
-            ):
-                raise ValueError(f"{field}.triangles[{i}]: needs 3 vertex indices, got {triangle!r}")
-            triangles.append(list(indices))
-        shapes.append(
-            (TriangleMesh(np.array(vertices), np.array(triangles)), read_pose(pose, f"{where}.mesh_poses[{index}]"))
-        )
-    return shapes
+    shapes = [
+        (_primitive(item, field), pose) for field, item, pose in _paired(entry, "primitives", "primitive_poses", where)
+    ]
+    return shapes + [(_mesh(item, field), pose) for field, item, pose in _paired(entry, "meshes", "mesh_poses", where)]
 
 
 def _object(entry: object, where: str, frames: Mapping[str, Matrix], source: str) -> tuple[str, tuple[Part, ...]]:
