@@ -208,6 +208,9 @@ class Scene:
     def remove_object(self, name: str) -> None:
         """Remove an object added at run time, and the pairs allowed for it.
 
+        Args:
+            name: the object.
+
         Raises:
             SceneError: a configured obstacle, or no such object.
         """
@@ -218,6 +221,10 @@ class Scene:
 
     def move_object(self, name: str, pose: npt.ArrayLike) -> None:
         """Move an object added at run time (``pose`` in the root frame, or its link's frame while attached).
+
+        Args:
+            name: the object.
+            pose: its new 4×4 pose.
 
         Raises:
             SceneError: a configured obstacle, no such object, or a bad pose.
@@ -237,6 +244,12 @@ class Scene:
     def attach(self, name: str, link: str, q: npt.ArrayLike, touch_links: Iterable[str] = ()) -> None:
         """Attach a run-time world object to ``link`` where it is at configuration ``q`` (it then moves with the link).
 
+        Args:
+            name: the object.
+            link: the robot link that holds it.
+            q: the configuration it is picked up at (:attr:`ForwardKinematics.joint_names` order).
+            touch_links: links besides ``link`` it may touch.
+
         Raises:
             SceneError: a configured obstacle, no such object, already attached, an unknown link, a bad ``q``.
         """
@@ -251,6 +264,10 @@ class Scene:
 
     def detach(self, name: str, q: npt.ArrayLike) -> None:
         """Leave an attached object in the world where it is at configuration ``q``.
+
+        Args:
+            name: the object.
+            q: the configuration it is put down at.
 
         Raises:
             SceneError: no such object, not attached, a bad ``q``.
@@ -277,6 +294,10 @@ class Scene:
     def allow(self, a: str, b: str) -> None:
         """Allow contact between a run-time object and a link, an obstacle (``world/...``) or another object.
 
+        Args:
+            a: a run-time object's name, a link or an obstacle.
+            b: the same; one of the two must be a run-time object.
+
         Raises:
             SceneError: neither name is a run-time object, or a name is unknown.
         """
@@ -285,6 +306,10 @@ class Scene:
 
     def disallow(self, a: str, b: str) -> None:
         """Check a pair :meth:`allow` allowed again (nothing else changes).
+
+        Args:
+            a: as :meth:`allow`.
+            b: as :meth:`allow`.
 
         Raises:
             SceneError: as :meth:`allow`.
@@ -323,9 +348,24 @@ class Scene:
         return self._model
 
     def colliding(self, q: npt.ArrayLike, exact: bool = False) -> list[Contact]:
-        """The checked pairs in contact at ``q`` (:meth:`CollisionModel.colliding`)."""
+        """The checked pairs in contact at ``q`` (:meth:`CollisionModel.colliding`).
+
+        Args:
+            q: the configuration.
+            exact: triangle meshes instead of their convex hulls.
+
+        Returns:
+            The contacts.
+        """
         return self.model.colliding(q, exact)
 
     def nearest(self, q: npt.ArrayLike) -> Contact | None:
-        """The nearest checked pair at ``q`` (:meth:`CollisionModel.nearest`)."""
+        """The nearest checked pair at ``q`` (:meth:`CollisionModel.nearest`).
+
+        Args:
+            q: the configuration.
+
+        Returns:
+            The nearest pair and its distance, or ``None`` when nothing is checked.
+        """
         return self.model.nearest(q)

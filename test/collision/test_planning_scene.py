@@ -30,7 +30,10 @@ def message_scene() -> dict[str, Any]:
                 {
                     "id": "shelf",
                     "header": {"frame_id": "base"},
-                    "pose": {"position": {"x": 1.0, "y": 0.0, "z": 0.0}, "orientation": dict(zip("xyzw", Q90))},
+                    "pose": {
+                        "position": {"x": 1.0, "y": 0.0, "z": 0.0},
+                        "orientation": dict(zip("xyzw", Q90, strict=True)),
+                    },
                     "primitives": [
                         {"type": 1, "dimensions": [0.4, 0.2, 0.02]},
                         {"type": "CYLINDER", "dimensions": [0.3, 0.05]},
