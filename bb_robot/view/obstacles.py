@@ -3,9 +3,10 @@
 :func:`obstacle_scene` turns a :class:`~bb_robot.collision.world.World` (read as the driver reads
 it, :func:`~bb_robot.collision.world.model_world`) into one ``foxglove.SceneUpdate``: an entity per
 obstacle link (``world/<model>/<link>``, ``world/<name>``, ``world/floor``), in the robot's root-link
-frame and locked to it.  Boxes, cylinders and spheres become Foxglove's primitives of the same
-size; a mesh becomes the triangles coal checks (the exact mesh, not its hull); the floor, a
-half-space, a thin square :data:`FLOOR_SIZE` across whose top face is the plane.
+frame and locked to it.  Boxes, cylinders, cones and spheres become Foxglove's primitives of the
+same size (a cone: a cylinder primitive whose top is scaled to a point); a mesh becomes the
+triangles coal checks (the exact mesh, not its hull); the floor, a half-space, a thin square
+:data:`FLOOR_SIZE` across whose top face is the plane.
 """
 
 from __future__ import annotations
@@ -81,6 +82,13 @@ def _add(primitives: dict[str, list[Any]], part: Part) -> None:
         primitives["cylinders"].append(
             CylinderPrimitive(
                 pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=1.0, color=COLOR
+            )
+        )
+    elif kind == "Cone":  # along z, its tip at +halfLength: a cylinder primitive narrowing to nothing at the top
+        d, h = 2.0 * float(shape.radius), 2.0 * float(shape.halfLength)
+        primitives["cylinders"].append(
+            CylinderPrimitive(
+                pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=0.0, color=COLOR
             )
         )
     elif kind == "Sphere":

@@ -87,3 +87,23 @@ def test_an_sdf_world_places_its_models_as_the_driver_does(tmp_path: Path) -> No
         primitive = [*entities[part.link].cubes, *entities[part.link].cylinders, *entities[part.link].spheres][0]
         position = primitive.pose.position
         assert (position.x, position.y, position.z) == pytest.approx(tuple(part.local[:3, 3]))
+
+
+def test_a_cone_of_a_moveit_scene_is_drawn_as_a_cylinder_narrowing_to_its_tip() -> None:
+    """A ``.scene`` file's cone (radius 0.1, length 0.3, its tip up the object's z): a cylinder
+    primitive of that size whose top is scaled to a point, where the scene puts it."""
+    scene = Path(__file__).resolve().parents[1] / "collision" / "data" / "cell.scene"
+    loaded = load_model_file(str(ARM), (), "")
+    world = model_world(loaded, str(scene))
+    entities = decoded(obstacle_scene(world, "base_link"))
+    cones = [c for entity in entities.values() for c in entity.cylinders if c.top_scale == 0.0]
+    assert len(cones) == 1, sorted(entities)
+    cone = cones[0]
+    assert (cone.size.x, cone.size.y, cone.size.z) == pytest.approx((0.2, 0.2, 0.3))
+    assert cone.bottom_scale == 1.0
+    # the funnel at (0, 0.5, 0.4), turned a quarter about z; the cone 0.15 up its own z
+    position = (cone.pose.position.x, cone.pose.position.y, cone.pose.position.z)
+    assert position == pytest.approx((0.0, 0.5, 0.55), abs=1e-6)
+    part = next(p for p in world.parts if type(p.exact).__name__ == "Cone")
+    tip = part.local @ np.array([0.0, 0.0, 0.15, 1.0])  # coal's cone: its tip at +halfLength
+    assert tip[:3] == pytest.approx((0.0, 0.5, 0.7), abs=1e-6)
