@@ -108,12 +108,19 @@ def _cone_part(shape: Cone, link: str) -> Part:
     return Part(link, link, np.eye(4), solid, solid, np.zeros(3), math.hypot(r, h), points)
 
 
+#: The largest size or coordinate (m) an object may have: far beyond any robot's cell, and below
+#: what coal's hull and BVH builders survive (a mesh vertex at 1e9 m crashed the process).
+MAX_SIZE = 1000.0
+
+
 def _triangle_part(shape: TriangleMesh, link: str) -> Part:
     coal = coal_module()
     vertices = np.asarray(shape.vertices, dtype=float).reshape(-1, 3)
     triangles = np.asarray(shape.triangles, dtype=np.int64).reshape(-1, 3)
     if vertices.shape[0] < 4 or not np.isfinite(vertices).all():
         raise ValueError(f"a mesh needs at least 4 finite vertices, got {vertices.shape[0]}")
+    if np.abs(vertices).max() > MAX_SIZE:
+        raise ValueError(f"a mesh vertex lies {np.abs(vertices).max():g} m out (at most {MAX_SIZE:g} m)")
     if triangles.size == 0 or triangles.min() < 0 or triangles.max() >= vertices.shape[0]:
         raise ValueError(f"a mesh's triangles must index its {vertices.shape[0]} vertices")
     exact = coal.BVHModelOBBRSS()
@@ -187,8 +194,10 @@ def primitive(kind: str, dimensions: Sequence[float]) -> Shape:
     if name not in counts:
         raise ValueError(f"unknown primitive type {kind!r} (known: BOX, SPHERE, CYLINDER, CONE)")
     values = [float(v) for v in dimensions]
-    if len(values) != counts[name] or not all(math.isfinite(v) and v > 0 for v in values):
-        raise ValueError(f"{name} needs {counts[name]} positive dimensions, got {list(dimensions)}")
+    if len(values) != counts[name] or not all(math.isfinite(v) and 0 < v <= MAX_SIZE for v in values):
+        raise ValueError(
+            f"{name} needs {counts[name]} positive dimensions of at most {MAX_SIZE:g} m, got {list(dimensions)}"
+        )
     if name == "box":
         return Box((values[0], values[1], values[2]))
     if name == "sphere":

@@ -81,3 +81,13 @@ def test_object_parts_place_each_shape_at_its_pose() -> None:
 def test_a_degenerate_mesh_is_refused() -> None:
     with pytest.raises(ValueError, match="must index its 4 vertices"):
         object_parts("world/bad", [(TriangleMesh(np.eye(4)[:, :3], np.array([[0, 1, 7]])), np.eye(4))])
+
+
+def test_a_shape_beyond_any_cell_is_refused_not_built() -> None:
+    """A vertex a billion metres out (a hostile .scene file's) crashed coal's builders: refused first."""
+    vertices = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 999999999.0, 1.0]])
+    triangles = np.array([[0, 1, 2], [0, 1, 3], [0, 3, 2], [1, 2, 3]])
+    with pytest.raises(ValueError, match="mesh vertex lies 1e\\+09 m out"):
+        object_parts("world/far", [(TriangleMesh(vertices, triangles), np.eye(4))])
+    with pytest.raises(ValueError, match="box needs 3 positive dimensions of at most 1000 m"):
+        primitive("box", [1.0, 1.0, 1e9])
