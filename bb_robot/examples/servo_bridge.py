@@ -182,6 +182,8 @@ def main(args: Sequence[str] | None = None) -> int:
     import rclpy
     from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
+    from bb_robot.nodes.executor import end_context
+
     rclpy.init(args=list(args) if args is not None else None)
     node: Any = None
     executor = SingleThreadedExecutor()
@@ -196,7 +198,7 @@ def main(args: Sequence[str] | None = None) -> int:
         if node is not None:
             node.destroy_node()
         executor.shutdown()
-        rclpy.try_shutdown()
+        end_context()
     return 0
 
 

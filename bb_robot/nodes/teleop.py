@@ -14,6 +14,7 @@ from geometry_msgs.msg import PoseStamped, TwistStamped
 from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import String
 
+from bb_robot.nodes.executor import end_context
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS
 
 
@@ -88,3 +89,4 @@ class TeleopClient:
         except Exception:  # noqa: BLE001 - best effort at exit
             pass
         self._thread.join(1.0)
+        end_context(self._context)  # (its middleware participant deleted now, not at exit)
