@@ -73,6 +73,7 @@ from bb_robot.driver.errors import INVALID_GOAL
 from bb_robot.driver.servo import servo_math as sm
 from bb_robot.driver.servo.chain import build_chain, load_kernel
 from bb_robot.driver.servo.servo_inputs import FrameNames, ServoSettings, stamp_origin
+from bb_robot.driver.servo.stream import PoseStream
 from bb_robot.driver.state.arming import Arming
 from bb_robot.driver.timing.staleness import StaleWatch
 from bb_robot.model.dexterity import reach, singularity_measure
@@ -94,6 +95,10 @@ class Gate(Protocol):
     stale_watch: StaleWatch
 
 
+#: The key of :attr:`ServoStatus.stream_silences` among the servo's /diagnostics values.
+STREAM_SILENCES = "pose stream silences"
+
+
 @dataclass(frozen=True)
 class ServoStatus:
     """The servo's state for /diagnostics.
@@ -107,6 +112,9 @@ class ServoStatus:
         position_only: the chain has fewer than six joints (it tracks the position only).
         stamps_rejected: poses whose ``header.stamp`` was not plausible
             (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`), carried forward from their arrival.
+        stream_silences: how often a stream of poses fell silent here (none received for
+            ``command_timeout``, so the servo stopped where the tool was) since the servo started:
+            what the driver received, whatever the sender's own timing was.
     """
 
     state: str
@@ -116,6 +124,7 @@ class ServoStatus:
     singularity: float
     position_only: bool
     stamps_rejected: int = 0
+    stream_silences: int = 0
 
 
 class Servo:
@@ -167,16 +176,16 @@ class Servo:
         self._q, self._qd, self._twist = self._state[:n], self._state[n : 2 * n], self._state[2 * n : 2 * n + 6]
         #: The smoothed feedback part of the tool velocity (:meth:`_ramp`).
         self._smoothed = self._state[2 * n + 6 : 2 * n + 12]
-        #: The motion of the pose stream being tracked (:func:`~bb_robot.driver.servo.servo_math.stream_motion`;
-        #: zero for a single pose), and its last chord (velocity, seconds; none: ``(zeros, 0.0)``).
+        #: The motion of the pose stream being tracked (zero for a single pose), and its latest poses.
         self._stream = np.zeros(12)
-        self._chord: tuple[FloatArray, float] = (np.zeros(6), 0.0)
+        self._poses = PoseStream()
         #: Whether the pose input is one of a stream (stopped, not held, when the stream falls silent).
         self._streaming = False
         #: When the pose input held on the monotonic clock (its plausible stamp, else its arrival).
         self._origin_ns = 0
         #: Poses whose stamp was not plausible, and why the last one's was not ("": it was).
         self._stamps_rejected, self._stamp_rejected = 0, ""
+        self._silences = 0
         #: The twist's reference pose (base frame); ``[3, 3]`` is 0 while there is none.
         self._reference = self._state[2 * n + 12 :].reshape(4, 4)
         #: The twist frame's index among the chain's compiled frames (-1: the base, or off the chain).
@@ -243,7 +252,9 @@ class Servo:
     def status(self) -> ServoStatus:
         """The state of the last cycle (any thread)."""
         state, reason, mode, scale, measure = self._last
-        return ServoStatus(state, reason, mode, scale, measure, self.position_only, self._stamps_rejected)
+        return ServoStatus(
+            state, reason, mode, scale, measure, self.position_only, self._stamps_rejected, self._silences
+        )
 
     @property
     def compiled(self) -> bool:
@@ -286,9 +297,13 @@ class Servo:
             target = self._frame_pose(message.frame, self._q) @ message.values
             fixed = message.frame == self.chain.base_link  # a target in a moving frame is not a stream
             message = replace(message, frame=self.chain.base_link, values=np.array(target, dtype=float))
-            motion = self._stream_motion(message) if fixed else None
-            self._streaming = motion is not None
-            self._stream = motion if motion is not None else np.zeros(12)
+            if not fixed:
+                self._poses.reset()
+            fit = self._stream_motion(message) if fixed else None
+            self._streaming = fit is not None
+            self._stream = fit[0] if fit is not None else np.zeros(12)
+            if fit is not None:
+                message = replace(message, values=fit[1])
             self._origin_ns = self._origin(message)
         else:
             values = message.values  # of the compiled cycle's type (float64, contiguous, writeable), whoever made it
@@ -301,26 +316,18 @@ class Servo:
         self._stop_reason = ""
         return preempts
 
-    def _stream_motion(self, message: ServoInput) -> FloatArray | None:
-        """The motion of a stream of poses (:func:`~bb_robot.driver.servo.servo_math.stream_motion`) at this pose.
+    def _stream_motion(self, message: ServoInput) -> tuple[FloatArray, FloatArray] | None:
+        """The motion of a stream of poses at this pose (:class:`~bb_robot.driver.servo.stream.PoseStream`).
 
-        Its chords are timed by the header stamps where both poses have one (their arrival
-        jitters), else by the arrival times; ``None`` when this pose and the previous one are
-        further apart than ``command_timeout`` (not a stream).
+        ``None`` when this pose is no part of a stream: the first after another input, a stop or
+        a silence, or one further than ``command_timeout`` from the pose before it.
         """
-        previous, before = self._input, self._chord
-        self._chord = (before[0], 0.0)
+        previous = self._input
         if previous is None or previous.kind != "pose":
-            return None
-        if message.stamp_ns and previous.stamp_ns:
-            elapsed = (message.stamp_ns - previous.stamp_ns) * 1e-9
-        else:
-            elapsed = (message.received_ns - previous.received_ns) * 1e-9
-        if not 0.0 < elapsed <= self.settings.command_timeout:
-            return None
-        chord = sm.pose_error(message.values, previous.values) / elapsed
-        self._chord = (chord, elapsed)
-        return sm.stream_motion(chord, elapsed, before[0], before[1] if self._streaming else 0.0, self._s)
+            self._poses.reset()
+        return self._poses.add(
+            message.values, message.stamp_ns, message.received_ns, self.settings.command_timeout, self._s
+        )
 
     def _origin(self, message: ServoInput) -> int:
         """When a pose held (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`); a stamp not used is
@@ -493,6 +500,7 @@ class Servo:
                 self._stop(f"the twist on {message.source} is stale (none for {timeout:g} s)")
                 message = None
             elif self._streaming:
+                self._silences += 1
                 self._stop(f"the pose stream on {message.source} fell silent (none for {timeout:g} s)")
                 message = None
         if message is None:

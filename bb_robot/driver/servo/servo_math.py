@@ -170,38 +170,6 @@ def speed_factor(twist: FloatArray, s: FloatArray) -> float:
     return within(twist, float(s[S_LINEAR_SPEED]), float(s[S_ANGULAR_SPEED]))
 
 
-def stream_motion(
-    chord: FloatArray, elapsed: float, before: FloatArray, before_elapsed: float, s: FloatArray
-) -> FloatArray:
-    """The motion of a stream of poses at its last pose: its velocity and acceleration (12, base axes).
-
-    A chord's velocity (the pose error from one pose to the next over the time between them) is
-    the stream's velocity half-way between the two; with the chord before it, the difference
-    gives the acceleration, and the velocity at the last pose is half a chord on.  A stream
-    that curves (the Cartesian demo's circle) is so carried forward along its curve, not along a
-    tangent it had half a chord, or a late pose's lateness, ago.
-
-    Args:
-        chord: the last chord's velocity (6).
-        elapsed: the time between its two poses (s).
-        before: the chord before it (6; ignored without ``before_elapsed``).
-        before_elapsed: the time between that chord's poses (s; 0: none, the acceleration is zero).
-        s: the settings vector.
-
-    Returns:
-        ``[velocity (6), acceleration (6)]``, within the maximum speeds and the tool accelerations
-        (each scaled with its direction kept).
-    """
-    motion = np.zeros(12)
-    if before_elapsed > 0.0:
-        acceleration = (chord - before) / (0.5 * (elapsed + before_elapsed))
-        top = within(acceleration, float(s[S_LINEAR_ACCELERATION]), float(s[S_ANGULAR_ACCELERATION]))
-        motion[6:] = acceleration * top
-    motion[:6] = chord + motion[6:] * (0.5 * elapsed)
-    motion[:6] *= speed_factor(motion[:6], s)
-    return motion
-
-
 def _any(x: FloatArray) -> bool:
     return bool(np.any(x != 0.0))
 
@@ -227,8 +195,8 @@ def tool_velocity(
         rotation: the twist's frame orientation now (3x3; a twist only).
         values: the twist (6; a twist only).
         target: the pose target (4x4, base frame; a pose only).
-        stream: the motion of the pose stream at that pose (12, :func:`stream_motion`; zero for a
-            single pose).
+        stream: the motion of the pose stream at that pose (12,
+            :class:`~bb_robot.driver.servo.stream.PoseStream`; zero for a single pose).
         since: seconds since the pose held: since its ``header.stamp`` where plausible, else
             since it arrived (:func:`bb_robot.driver.servo.servo_inputs.stamp_origin`).
         reference: the twist's reference pose (4x4), changed here: set from ``current`` where

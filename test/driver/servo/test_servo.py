@@ -366,3 +366,64 @@ def test_a_stamp_is_plausible_within_half_a_second_before_the_driver_clock():
     ahead = "header.stamp is 0.001 s ahead of the driver's clock"
     assert origin(7_001_000_000, 7_000_000_000) == (5_000_000_000, ahead)
     assert origin(6_970_000_000, 0) == (5_000_000_000, "the driver's clock is not known yet")
+
+
+def test_each_silence_of_a_pose_stream_is_counted_in_the_status():
+    # What bb-robot up --demo-cartesian reads from /diagnostics to leave a turn unjudged when the
+    # poses the driver received paused, whatever the sender's own timing was.
+    from bb_robot.bringup.cartesian import STREAM_RATE, Circle
+
+    rig = make_rig()
+    circle = Circle(rig.tool())
+    every = int(round(1.0 / (STREAM_RATE * PERIOD)))
+
+    def stream(start: float, seconds: float) -> None:
+        for k in range(int(round(seconds / PERIOD))):
+            if k % every == 0:
+                rig.pose(circle.pose(start + k * PERIOD))
+            rig.run(PERIOD)
+
+    assert rig.servo.status.stream_silences == 0
+    stream(0.0, 0.5)
+    assert rig.servo.status.stream_silences == 0  # steady at 100 Hz: never silent
+    rig.run(0.3)
+    assert rig.servo.status.stream_silences == 1
+    stream(0.8, 0.5)
+    rig.run(0.3)
+    assert rig.servo.status.stream_silences == 2
+    rig.twist([0.01, 0.0, 0.0])
+    rig.run(0.3)  # a stale twist stops the servo too, but it is no stream of poses
+    assert rig.servo.status.stream_silences == 2
+    assert sum("fell silent" in text for _, text in rig.logs) == 2
+
+
+def test_a_stream_whose_stamps_are_a_few_milliseconds_off_is_still_tracked_within_two_millimetres():
+    # A publisher that stamps each pose up to 4 ms before or after the moment it computed it for,
+    # its poses arriving in order 0-40 ms late: the stream's motion is fitted to its latest poses
+    # (bb_robot.driver.servo.stream), so the stamps' error averages out.  Taken from the last two
+    # chords alone (before), the tool strayed 7-10 mm from the circle.
+    from bb_robot.bringup.cartesian import STREAM_RATE, Circle
+
+    rng = np.random.default_rng(20261206)
+    rig = make_rig()
+    start, origin = len(rig.written), rig.clock.now
+    circle = Circle(rig.tool())
+    quaternion = quaternion_of(circle.start[:3, :3])
+    every = int(round(1.0 / (STREAM_RATE * PERIOD)))
+    pending: list[tuple[int, int, int]] = []  # (cycle it arrives at, cycle it was made for, stamp error in cycles)
+    arrives, deviations = 0, []
+    for k in range(int(round((circle.duration + 0.5) / PERIOD))):
+        if k % every == 0:
+            arrives = max(arrives, k + int(rng.integers(0, 21)))  # in order, 0-40 ms late
+            pending.append((arrives, k, min(int(rng.integers(-2, 3)), arrives - k)))  # (never after it arrives)
+        while pending and pending[0][0] <= k:
+            _, made, error = pending.pop(0)
+            stamp = origin + (made + error) * PERIOD_NS + ROS_EPOCH_NS
+            position = list(circle.pose(made * PERIOD)[:3, 3])
+            clock = rig.clock.now + ROS_EPOCH_NS
+            rig.core.submit(check_pose("/test/pose", rig.frames, "", position, quaternion, rig.clock.now, stamp, clock))
+        rig.run(PERIOD)
+        deviations.append(float(circle.deviation(rig.tool()[:3, 3])[0]))
+    assert max(deviations) < 2e-3, max(deviations)
+    assert rig.servo.status.stamps_rejected == 0 and rig.servo.status.stream_silences == 0
+    check_smooth(rig, start)
