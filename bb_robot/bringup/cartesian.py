@@ -142,10 +142,13 @@ class TurnTiming:
         sent: when each pose was sent (s since the turn started).
         state_pauses: the pauses between successive joint states' stamps during the turn (s; those
             of :data:`bb_robot.bringup.status.NOTED_PAUSE` and more will do).
+        silences: how often the pose stream the driver received fell silent during the turn (its
+            servo stopped the tool where it was, and caught up when poses came again).
     """
 
     sent: list[float] = field(default_factory=list)
     state_pauses: list[float] = field(default_factory=list)
+    silences: int = 0
 
     def pause(self) -> str:
         """Why the turn cannot be judged: the longest pause over :data:`MAX_GAP`; ``""`` when none was.
@@ -163,6 +166,9 @@ class TurnTiming:
             return f"the pose stream paused for {stream:.2f} s at t = {self.sent[at]:.2f} s"
         if states > MAX_GAP:
             return f"the driver's joint states paused for {states:.2f} s"
+        if self.silences:
+            times = "once" if self.silences == 1 else f"{self.silences} times"
+            return f"the pose stream the driver received fell silent {times}"
         return ""
 
 

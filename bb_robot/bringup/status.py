@@ -39,6 +39,10 @@ class RobotView:
     tf_rate: float = 0.0
     joint_state_rate: float = 0.0
     warnings: tuple[str, ...] = ()
+    #: When the latest /diagnostics arrived (monotonic s; 0: none yet).
+    diagnostics_at: float = 0.0
+    #: How often the driver's servo saw a stream of poses fall silent (its /diagnostics; -1: unknown).
+    stream_silences: int = -1
 
 
 @dataclass

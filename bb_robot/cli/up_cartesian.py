@@ -37,6 +37,9 @@ if TYPE_CHECKING:
 CLEARANCE = 0.01
 #: Seconds the ready move may take beyond its own duration, and the joint states may take to arrive.
 SLACK = 20.0
+#: How long after a turn the demo waits for the driver's next /diagnostics (it sends them once a
+#: second), to count the silences its servo saw in the turn.
+DIAGNOSTICS_WAIT = 3.0
 #: The real-time priority (SCHED_FIFO) the demo's thread asks for while it streams the circle (normal
 #: priority where Linux refuses it); the search for the ready pose, which computes, runs before, at
 #: normal priority.
@@ -211,6 +214,7 @@ class CartesianDemo:
         timing = cartesian.TurnTiming()
         last: tuple[float, ...] = ()
         first_stamp = 0.0
+        silences = self._view().stream_silences
         start = time.monotonic()
         period = 1.0 / cartesian.STREAM_RATE
         while (t := (now := time.monotonic()) - start) <= circle.duration + cartesian.SETTLE and not self.stop.is_set():
@@ -230,7 +234,26 @@ class CartesianDemo:
         timing.state_pauses = [
             p for stamp, p in view.joint_state_pauses if first_stamp < stamp <= view.joint_state_stamp
         ]
+        timing.silences = self._silences_since(silences)
         return deviations, timing
+
+    def _silences_since(self, before: int) -> int:
+        """How often the driver's servo saw the pose stream fall silent since it had counted ``before``.
+
+        What the driver received can pause where the sender's stream did not (its intake, or the
+        middleware, held the poses back): the driver then stops the tool where it is and catches up
+        once poses arrive again, so such a turn is not judged either.  Waits for the driver's next
+        /diagnostics (once a second) to count the end of the turn too; 0 when the driver gives none.
+        """
+        if before < 0:
+            return 0
+        ended = time.monotonic()
+        deadline = ended + DIAGNOSTICS_WAIT
+        while (view := self._view()).diagnostics_at <= ended and time.monotonic() < deadline:
+            if self.stop.is_set():
+                break
+            time.sleep(0.05)
+        return max(0, view.stream_silences - before)
 
     def _judge(self, circle: cartesian.Circle, deviations: list[tuple[float, float]]) -> None:
         worst_t, worst = max(deviations, key=lambda item: item[1])

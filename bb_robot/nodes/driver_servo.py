@@ -21,7 +21,7 @@ from bb_robot.driver.core import DriverCore
 from bb_robot.driver.cycle.inbox import ServoInput
 from bb_robot.driver.errors import CommandRejected
 from bb_robot.driver.guard.collision_guard import CollisionGuard
-from bb_robot.driver.servo.servo import Servo
+from bb_robot.driver.servo.servo import STREAM_SILENCES, Servo
 from bb_robot.driver.servo.servo_inputs import (
     SERVO_PARAMETERS,
     ServoError,
@@ -188,6 +188,7 @@ def servo_status(node: str, servo: Servo | None, off_reason: str, hardware: str)
         "chain": f"{chain.base_link} -> {chain.tip_link} ({chain.dof} joints)",
         "tracks": "position only" if now.position_only else "position and orientation",
         "pose stamps rejected": str(now.stamps_rejected),
+        STREAM_SILENCES: str(now.stream_silences),
     }
     status.values = [KeyValue(key=key, value=value) for key, value in values.items()]
     return status

@@ -24,7 +24,9 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
 from bb_robot.bringup.status import NOTED_PAUSE, PAUSES_KEPT, GoalProgress, RobotView
+from bb_robot.driver.servo.servo import STREAM_SILENCES
 from bb_robot.nodes import description as description_node
+from bb_robot.nodes.executor import end_context
 
 #: What the description node and the driver use: latched (robot_description, arm_state), and
 #: reliable volatile for the streams.
@@ -154,8 +156,18 @@ class _Robot:
             for status in msg.status
             if _level(status.level) > 0 and mine in status.name
         )
+        silences = [
+            int(value.value)
+            for status in msg.status
+            if mine in status.name and status.name.endswith(": servo")
+            for value in status.values
+            if value.key == STREAM_SILENCES and value.value.isdigit()
+        ]
         with self.lock:
             self.view.warnings = warnings
+            self.view.diagnostics_at = time.monotonic()
+            if silences:
+                self.view.stream_silences = silences[0]
 
     # ---------------------------------------------------------------- polling
     def poll_state(self) -> None:
@@ -329,3 +341,4 @@ class UpClient:
             if self.context.ok():
                 rclpy.shutdown(context=self.context)
             self._thread.join(timeout=5.0)
+            end_context(self.context)  # (its middleware participant deleted now, not at exit)

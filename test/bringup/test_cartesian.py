@@ -119,3 +119,7 @@ def test_a_turn_is_judged_only_without_pauses_over_the_limit() -> None:
     limit = [0.0, cartesian.MAX_GAP, 2 * cartesian.MAX_GAP]
     assert cartesian.TurnTiming(limit, [cartesian.MAX_GAP]).pause() == ""
     assert cartesian.TurnTiming([], []).pause() == "" and cartesian.TurnTiming([0.0], []).pause() == ""
+    # The stream was steady when sent, but what the driver received fell silent (its servo counted it).
+    assert cartesian.TurnTiming(steady, [0.03], 1).pause() == "the pose stream the driver received fell silent once"
+    assert cartesian.TurnTiming(steady, [], 4).pause() == "the pose stream the driver received fell silent 4 times"
+    assert cartesian.TurnTiming(paused, [], 4).pause().startswith("the pose stream paused for 0.31 s")

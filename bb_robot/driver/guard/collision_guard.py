@@ -579,4 +579,3 @@ class CollisionGuard:
         velocity = np.where(streamed, 0.0, command.velocity)
         acceleration = np.where(streamed, 0.0, command.acceleration)
         return BackendCommand(command.modes, positions, velocity, acceleration, command.effort)
-
