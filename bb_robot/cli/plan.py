@@ -92,15 +92,19 @@ def trajectory_json(trajectory: Trajectory) -> dict[str, Any]:
 
 
 def joint_trajectory_message(trajectory: Trajectory) -> dict[str, Any]:
-    """A ``trajectory_msgs/JointTrajectory`` as a mapping of its fields.
+    """A ``trajectory_msgs/JointTrajectory`` as a mapping of its fields: the trajectory's knots.
 
-    Accelerations are given only where the acceleration is continuous (:attr:`Trajectory.smooth`):
-    a driver's quintic through a jump of acceleration overshoots the limit, while its cubic through
-    positions and velocities is exact (:mod:`bb_robot.planning.timing`).
+    The knots are the samples where a phase of the timing starts or ends (waypoints included);
+    between two the motion is one polynomial of degree ≤ 3, which a driver's cubic through the knots'
+    positions and velocities reproduces exactly (:attr:`Trajectory.knots`), so the message is short
+    (tens of points, where the samples at the period are thousands).  Accelerations are given only
+    where the acceleration is continuous (:attr:`Trajectory.smooth`): a driver's quintic through a
+    jump of acceleration overshoots the limit (:mod:`bb_robot.planning.timing`).
     """
     points = []
+    k = trajectory.knots
     for t, p, v, a in zip(
-        trajectory.times, trajectory.positions, trajectory.velocities, trajectory.accelerations, strict=True
+        trajectory.times[k], trajectory.positions[k], trajectory.velocities[k], trajectory.accelerations[k], strict=True
     ):
         nanoseconds = round(float(t) * 1e9)
         points.append(

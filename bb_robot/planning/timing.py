@@ -36,7 +36,7 @@ measured against this (docs/planning.md, "Timing").
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -70,6 +70,9 @@ class Trajectory:
         peak_acceleration_ratio: the same for acceleration (at most the acceleration scale).
         peak_jerk: the largest ``|Δa_j| / period`` between two samples (rad/s³ or m/s³).
         peak_jerk_ratio: ``peak_jerk`` against the jerk limits, where they are given (else ``None``).
+        knots: the sample index of every phase boundary (waypoints included), first 0, last ``M - 1``:
+            between two knots the motion is one polynomial of degree ≤ 3, so the knots alone, with
+            their positions and velocities, give a driver's cubic interpolation the same motion.
         smooth: the acceleration is continuous (every segment a double S: jerk limits on its joints).
             Otherwise it jumps on some samples (a trapezoid's phase boundaries): give a driver the
             positions and velocities only, whose cubic interpolation is then exact (module docstring).
@@ -87,6 +90,7 @@ class Trajectory:
     peak_jerk: float
     peak_jerk_ratio: float | None
     smooth: bool = False
+    knots: npt.NDArray[np.intp] = field(default_factory=lambda: np.zeros(1, dtype=np.intp))
 
     @property
     def duration(self) -> float:
@@ -181,8 +185,8 @@ def _snap(duration: float, period: float, *, minimum: int) -> float:
 
 def _sample(
     profiles: list[list[tuple[float, float, float]]], period: float
-) -> tuple[FloatArray, FloatArray, FloatArray, npt.NDArray[np.intp], npt.NDArray[np.intp]]:
-    """u, u̇, ü of consecutive profiles at ``k · period``, their segment per sample, and each one's first sample.
+) -> tuple[FloatArray, FloatArray, FloatArray, npt.NDArray[np.intp], npt.NDArray[np.intp], npt.NDArray[np.intp]]:
+    """u, u̇, ü of consecutive profiles at ``k · period``, their segment per sample, each one's first sample, the knots.
 
     One vectorised pass over every phase of every profile; the last sample is the last profile's end
     (u = 1, at rest).  Each profile's first sample is its start (u = 0): the previous one's end.
@@ -222,7 +226,8 @@ def _sample(
     segment_of = np.empty(total + 1, dtype=np.intp)
     segment_of[:total] = table[phase, 5].astype(np.intp)
     segment_of[total] = max(len(profiles) - 1, 0)
-    return u, v, a, segment_of, np.asarray(firsts, dtype=np.intp)
+    knots = np.append(starts, total).astype(np.intp)
+    return u, v, a, segment_of, np.asarray(firsts, dtype=np.intp), knots
 
 
 # ------------------------------------------------------------------------------- the call
@@ -281,7 +286,7 @@ def time_path(
         else _double_s(vmax[k], amax[k], jmax[k], period)
         for k in range(deltas.shape[0])
     ]
-    u, v, a, segment, waypoints = _sample(profiles, period)
+    u, v, a, segment, waypoints, knots = _sample(profiles, period)
     step = deltas[segment]
     positions = points[segment]
     positions += u[:, None] * step
@@ -308,6 +313,7 @@ def time_path(
         peak_jerk=float(jerks.max()),
         peak_jerk_ratio=None if limits.jerk is None else float((jerks / limits.jerk).max()),
         smooth=all(len(p) == 7 for p in profiles),
+        knots=knots,
     )
 
 

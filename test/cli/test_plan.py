@@ -17,6 +17,9 @@ from helpers.cli_helpers import RunCli
 from helpers.collision_robots import build, pin_q
 from helpers.mbm_problems import mbm_robot, mbm_scenes
 
+from bb_robot.driver.commands.limits import JointLimitTable
+from bb_robot.driver.commands.trajectory import TrajectoryPoint, build_trajectory
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 CONFIG = REPO_ROOT / "config" / "bb_arm.yaml"
@@ -31,6 +34,16 @@ ARM_JOINTS = [
 ARM_VELOCITY = np.array([2.0, 2.0, 2.5, 3.0, 3.0, 3.0])  # models/bb_arm.urdf
 ARM_ACCELERATION = np.array([4.0, 4.0, 5.0, 8.0, 8.0, 8.0])  # config/bb_arm.yaml
 pytestmark = pytest.mark.filterwarnings("ignore:You passed package dir")
+
+
+def limit_table(names: list[str], velocity: np.ndarray, acceleration: np.ndarray) -> JointLimitTable:
+    n = len(names)
+    infinite = np.full(n, np.inf)
+    return JointLimitTable(tuple(names), -infinite, infinite, -infinite, infinite, velocity, acceleration, infinite)
+
+
+def seconds(stamp: dict[str, int]) -> float:
+    return stamp["sec"] + stamp["nanosec"] * 1e-9
 
 
 def dense(positions: np.ndarray, step: float = 0.01) -> np.ndarray:
@@ -84,13 +97,24 @@ def test_the_bundled_arm_planned_timed_written_and_rechecked(run_cli: RunCli, tm
     assert trajectory["peak_acceleration_ratio"] <= 1.0 + 1e-9
     # The -o file: a JointTrajectory, and as a FollowJointTrajectory goal's text.
     message = yaml.safe_load(out.read_text())
-    assert message["joint_names"] == ARM_JOINTS and len(message["points"]) == len(points)
+    assert message["joint_names"] == ARM_JOINTS and 2 < len(message["points"]) < len(points) / 20  # the knots
     last = message["points"][-1]
     assert last["positions"] == positions[-1].tolist() and last["velocities"] == [0.0] * 6
     assert last["time_from_start"]["sec"] + last["time_from_start"]["nanosec"] * 1e-9 == pytest.approx(
         trajectory["duration"]
     )
     assert message["points"][1]["accelerations"] == []  # the trapezoid's: positions and velocities only
+    # The driver, given the file's points, follows the very samples of --json.
+    table = limit_table(ARM_JOINTS, ARM_VELOCITY, ARM_ACCELERATION)
+    driven = build_trajectory(
+        ARM_JOINTS,
+        [
+            TrajectoryPoint(seconds(p["time_from_start"]), p["positions"], p["velocities"], p["accelerations"])
+            for p in message["points"]
+        ],
+        table, positions[0], np.zeros(6), start_ns=0, now_ns=0,
+    )  # fmt: skip
+    assert np.abs(driven.positions_at(np.array([p["time"] for p in points])) - positions).max() < 1e-8
     goal = yaml.safe_load("{trajectory: " + out.read_text() + "}")
     assert goal["trajectory"]["joint_names"] == ARM_JOINTS
     assert pinocchio_contacts(ARM_JOINTS, dense(positions)) == 0

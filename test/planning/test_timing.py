@@ -106,6 +106,12 @@ def test_the_drivers_interpolation_stays_on_the_polyline_and_is_accepted(jerk: t
     driven = build_trajectory(NAMES, points, table, path[0], np.zeros(n), start_ns=0, now_ns=0)  # raises if refused
     fine = np.linspace(0.0, trajectory.duration, 20 * len(trajectory) + 1)
     assert distance_to_polyline(driven.positions_at(fine), path).max() <= 1e-9
+    # The knots alone give the driver the same motion: one polynomial of degree <= 3 between two.
+    sparse = build_trajectory(
+        NAMES, [points[k] for k in trajectory.knots], table, path[0], np.zeros(n), start_ns=0, now_ns=0
+    )
+    assert len(trajectory.knots) < len(trajectory) / 20
+    assert np.abs(sparse.positions_at(trajectory.times) - trajectory.positions).max() <= 1e-9
 
 
 @pytest.mark.parametrize(
