@@ -112,9 +112,11 @@ class ServoStatus:
         position_only: the chain has fewer than six joints (it tracks the position only).
         stamps_rejected: poses whose ``header.stamp`` was not plausible
             (:func:`~bb_robot.driver.servo.servo_inputs.stamp_origin`), carried forward from their arrival.
-        stream_silences: how often a stream of poses fell silent here (none received for
-            ``command_timeout``, so the servo stopped where the tool was) since the servo started:
-            what the driver received, whatever the sender's own timing was.
+        stream_silences: how often a stream of poses fell silent here while its sender went on
+            (since the servo started): no pose received for longer than ``command_timeout``, then
+            one stamped within ``command_timeout`` of the pose before it.  The servo stopped the
+            tool meanwhile, and caught up once poses came again.  A pause of the sender's own
+            (its stamps pause too), a stream's end and unstamped poses are not counted.
     """
 
     state: str
@@ -186,6 +188,8 @@ class Servo:
         #: Poses whose stamp was not plausible, and why the last one's was not ("": it was).
         self._stamps_rejected, self._stamp_rejected = 0, ""
         self._silences = 0
+        #: The stamp and arrival (ns) of the latest pose taken (zeros: none yet).
+        self._last_pose = (0, 0)
         #: The twist's reference pose (base frame); ``[3, 3]`` is 0 while there is none.
         self._reference = self._state[2 * n + 12 :].reshape(4, 4)
         #: The twist frame's index among the chain's compiled frames (-1: the base, or off the chain).
@@ -294,6 +298,7 @@ class Servo:
         if not self._active or not servo:
             self._start(setpoints, sample)
         if message.kind == "pose":
+            self._count_silence(message)
             target = self._frame_pose(message.frame, self._q) @ message.values
             fixed = message.frame == self.chain.base_link  # a target in a moving frame is not a stream
             message = replace(message, frame=self.chain.base_link, values=np.array(target, dtype=float))
@@ -315,6 +320,15 @@ class Servo:
         self._input = message
         self._stop_reason = ""
         return preempts
+
+    def _count_silence(self, message: ServoInput) -> None:
+        """Count a silence of the stream where it was received while its sender went on (:class:`ServoStatus`)."""
+        stamp, received = self._last_pose
+        self._last_pose = (message.stamp_ns, message.received_ns)
+        timeout = self.settings.command_timeout * 1e9
+        if stamp and message.stamp_ns and message.received_ns - received > timeout:
+            if 0 < message.stamp_ns - stamp <= timeout:
+                self._silences += 1
 
     def _stream_motion(self, message: ServoInput) -> tuple[FloatArray, FloatArray] | None:
         """The motion of a stream of poses at this pose (:class:`~bb_robot.driver.servo.stream.PoseStream`).
@@ -500,7 +514,6 @@ class Servo:
                 self._stop(f"the twist on {message.source} is stale (none for {timeout:g} s)")
                 message = None
             elif self._streaming:
-                self._silences += 1
                 self._stop(f"the pose stream on {message.source} fell silent (none for {timeout:g} s)")
                 message = None
         if message is None:

@@ -368,33 +368,46 @@ def test_a_stamp_is_plausible_within_half_a_second_before_the_driver_clock():
     assert origin(6_970_000_000, 0) == (5_000_000_000, "the driver's clock is not known yet")
 
 
-def test_each_silence_of_a_pose_stream_is_counted_in_the_status():
+def test_a_stream_that_falls_silent_where_it_is_received_while_its_sender_goes_on_is_counted():
     # What bb-robot up --demo-cartesian reads from /diagnostics to leave a turn unjudged when the
-    # poses the driver received paused, whatever the sender's own timing was.
+    # poses the driver received paused while its own stream went on: the poses held back arrive
+    # late, stamped when they were sent.  A pause of the sender (its stamps pause too) and the end
+    # of a stream are not counted.
     from bb_robot.bringup.cartesian import STREAM_RATE, Circle
 
     rig = make_rig()
+    origin = rig.clock.now
     circle = Circle(rig.tool())
+    quaternion = quaternion_of(circle.start[:3, :3])
     every = int(round(1.0 / (STREAM_RATE * PERIOD)))
 
-    def stream(start: float, seconds: float) -> None:
-        for k in range(int(round(seconds / PERIOD))):
+    def send(made: int) -> None:
+        stamp = origin + made * PERIOD_NS + ROS_EPOCH_NS
+        position = list(circle.pose(made * PERIOD)[:3, 3])
+        clock = rig.clock.now + ROS_EPOCH_NS
+        rig.core.submit(check_pose("/test/pose", rig.frames, "", position, quaternion, rig.clock.now, stamp, clock))
+
+    def stream(cycles: range, held: range = range(0)) -> None:
+        late: list[int] = []
+        for k in cycles:
             if k % every == 0:
-                rig.pose(circle.pose(start + k * PERIOD))
+                late.append(k) if k in held else send(k)
+            if late and k + 1 == held.stop:
+                for made in late:  # what the driver could not take meanwhile, all at once
+                    send(made)
+                late = []
             rig.run(PERIOD)
 
-    assert rig.servo.status.stream_silences == 0
-    stream(0.0, 0.5)
+    stream(range(0, 250))
     assert rig.servo.status.stream_silences == 0  # steady at 100 Hz: never silent
-    rig.run(0.3)
+    stream(range(250, 500), held=range(300, 450))  # received nothing for 0.3 s, then a burst
     assert rig.servo.status.stream_silences == 1
-    stream(0.8, 0.5)
     rig.run(0.3)
-    assert rig.servo.status.stream_silences == 2
-    rig.twist([0.01, 0.0, 0.0])
-    rig.run(0.3)  # a stale twist stops the servo too, but it is no stream of poses
-    assert rig.servo.status.stream_silences == 2
-    assert sum("fell silent" in text for _, text in rig.logs) == 2
+    stream(range(650, 900))  # the sender paused for 0.3 s: its stamps paused too
+    rig.run(0.5)  # the stream ended
+    stream(range(1400, 1500))
+    assert rig.servo.status.stream_silences == 1
+    assert sum("fell silent" in text for _, text in rig.logs) == 3  # each stopped the tool
 
 
 def test_a_stream_whose_stamps_are_a_few_milliseconds_off_is_still_tracked_within_two_millimetres():
