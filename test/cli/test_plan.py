@@ -16,6 +16,7 @@ import yaml
 from helpers.cli_helpers import RunCli
 from helpers.collision_robots import build, pin_q
 from helpers.mbm_problems import mbm_robot, mbm_scenes
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.commands.trajectory import TrajectoryPoint, build_trajectory
@@ -23,14 +24,7 @@ from bb_robot.driver.commands.trajectory import TrajectoryPoint, build_trajector
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ARM = REPO_ROOT / "models" / "bb_arm.urdf"
 CONFIG = REPO_ROOT / "config" / "bb_arm.yaml"
-ARM_JOINTS = [
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-]
+ARM_JOINTS = list(UR3E_JOINTS)  # bb_arm's arm
 ARM_VELOCITY = np.array([2.0, 2.0, 2.5, 3.0, 3.0, 3.0])  # models/bb_arm.urdf
 ARM_ACCELERATION = np.array([4.0, 4.0, 5.0, 8.0, 8.0, 8.0])  # config/bb_arm.yaml
 pytestmark = pytest.mark.filterwarnings("ignore:You passed package dir")

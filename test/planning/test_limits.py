@@ -7,20 +7,14 @@ from pathlib import Path
 import numpy as np
 import pytest
 from helpers.collision_robots import BUNDLED_ARM
+from helpers.robots import UR3E_JOINTS
 
 from bb_robot.loading import load_file
 from bb_robot.model.robot import Robot
 from bb_robot.planning.errors import InvalidRequest, PlanningError
 from bb_robot.planning.limits import DEFAULT_ACCELERATION, DEFAULT_VELOCITY, JointLimits, read_overrides
 
-ARM_JOINTS = (
-    "shoulder_pan_joint",
-    "shoulder_lift_joint",
-    "elbow_joint",
-    "wrist_1_joint",
-    "wrist_2_joint",
-    "wrist_3_joint",
-)
+ARM_JOINTS = list(UR3E_JOINTS)  # bb_arm's arm
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "bb_arm.yaml"
 
 
