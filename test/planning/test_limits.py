@@ -14,7 +14,7 @@ from bb_robot.model.robot import Robot
 from bb_robot.planning.errors import InvalidRequest, PlanningError
 from bb_robot.planning.limits import DEFAULT_ACCELERATION, DEFAULT_VELOCITY, JointLimits, read_overrides
 
-ARM_JOINTS = list(UR3E_JOINTS)  # bb_arm's arm
+ARM_JOINTS = UR3E_JOINTS  # bb_arm's arm
 CONFIG = Path(__file__).resolve().parents[2] / "config" / "bb_arm.yaml"
 
 
