@@ -129,6 +129,13 @@ def listen_for_sigint() -> None:
     signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
+def spin_waited(wall: float, cpu: float) -> bool:
+    """Whether a spin that began at ``time.perf_counter()`` ``wall`` and ``time.thread_time()`` ``cpu``
+    waited for work: its wall time exceeds its thread's CPU time by more than :data:`SPIN_WAITED`
+    (a thread preempted meanwhile counts as waiting too)."""
+    return (time.perf_counter() - wall) - (time.thread_time() - cpu) > SPIN_WAITED
+
+
 def end_context(context: Context | None = None) -> None:
     """Shut ``context`` down (default: rclpy's default context) and finalize it now (never raises).
 
@@ -266,7 +273,7 @@ def serve(start: Callable[[AddNode], None], make: Callable[[], Executor] = make_
             try:
                 wall, cpu = time.perf_counter(), time.thread_time()
                 executor.spin_once(timeout_sec=0.2)
-                waited = (time.perf_counter() - wall) - (time.thread_time() - cpu) > SPIN_WAITED
+                waited = spin_waited(wall, cpu)
                 quick = 0 if waited else quick + 1
                 if quick >= SPIN_BURST:  # spinning on a pending task, not waiting for work: nap
                     quick = 0

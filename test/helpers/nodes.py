@@ -29,6 +29,9 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 
 #: How long to wait for discovery, a message or a process; generous: CI machines are busy.
 TIMEOUT = 30.0
+#: What rclpy's action server logs when the middleware could not deliver a response (the client's
+#: reader not matched in time, ros2/rmw_fastrtps#467): the goal's answer is lost, not refused.
+LOST_RESPONSE = "client will not receive response"
 
 
 #: Timing for a loaded CI machine (a feedback gap of 0.25 s was seen at a load of 7 on 2 cores):

@@ -22,7 +22,7 @@ import pytest
 from builtin_interfaces.msg import Duration
 from control_msgs.action import FollowJointTrajectory
 from helpers.faults import StateLog, fault_environment
-from helpers.nodes import TIMEOUT, NodeProcess, Probe, StartNode
+from helpers.nodes import LOST_RESPONSE, TIMEOUT, NodeProcess, Probe, StartNode
 from rclpy.action import ActionClient
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -64,11 +64,6 @@ def driver_parameters(**overrides: Any) -> dict[str, Any]:
         "actuators": {"actuator_topic_style": "joint", "feedback_timeout": 5.0},
         **overrides,
     }
-
-
-#: What rclpy's action server logs when the middleware could not deliver a response (the client's
-#: reader not matched in time): the goal's answer is lost, not refused.
-LOST_RESPONSE = "client will not receive response"
 
 
 def _fail(what: str, *nodes: NodeProcess) -> str:
