@@ -338,6 +338,6 @@ def _constrained(
         return _failure(error, checker.joints, full_start, began, goals=goals)
     planned_at = time.perf_counter()
     return _finish(
-        checker, found.raw, found.path, np.random.default_rng(seed), began, planned_at, timing_limits,
+        checker, found.raw, found.simplified, np.random.default_rng(seed), began, planned_at, timing_limits,
         velocity, acceleration, full_start, goals, found.iterations,
     )  # fmt: skip
