@@ -61,6 +61,8 @@ setup(
             f"driver = {PACKAGE}.nodes.driver:main",
             # `ros2 run bb_robot view`: the running robot served to Foxglove, and MCAP recordings.
             f"view = {PACKAGE}.nodes.view:main",
+            # `ros2 run bb_robot move_group`: MoveIt's move_group interface on bb_robot's planner.
+            f"move_group = {PACKAGE}.nodes.move_group:main",
             # `ros2 run bb_robot fleet --arms N`: N drivers and description nodes in one process.
             f"fleet = {PACKAGE}.nodes.fleet:main",
             # `ros2 run bb_robot servo_bridge`: simulated servos for the driver's actuators backend.

@@ -195,7 +195,10 @@ class MoveGroupCore:
                 f"joint in {where}",
             )
         q = self.current()
+        robot = self.scene.robot_model.robot
         for name, value in zip(names, positions, strict=True):
+            if name not in self.names and name in robot.joints:
+                continue  # a mimic joint (it follows its leader), as joint_states carries it
             if name not in self.names:
                 raise Refused(
                     Code.INVALID_ROBOT_STATE,

@@ -28,7 +28,9 @@ HASHES = {
     "moveit_msgs/srv/GetPlanningScene": "RIHS01_7ed7e96238b902174d985b0eb739ea08c95377e8e46a6a9014c22497faf79cd2",
     "moveit_msgs/srv/ApplyPlanningScene": "RIHS01_8e6134783db0987c0acedbfd2f16f608a8f7a54e83a7bbb372e851af419f4d72",
     "moveit_msgs/msg/CollisionObject": "RIHS01_74b0acd6d56be032bf4f764b2c2633f50588b5fb2bd71e97206c59052747cf7e",
-    "moveit_msgs/msg/AttachedCollisionObject": "RIHS01_7fdfe7951a33a857f20fc42c9ed410a38d06dd0c209ac774ecea746dc487dc41",
+    "moveit_msgs/msg/AttachedCollisionObject": (
+        "RIHS01_7fdfe7951a33a857f20fc42c9ed410a38d06dd0c209ac774ecea746dc487dc41"
+    ),
     "moveit_msgs/msg/PlanningScene": "RIHS01_0f58540ad5eab4b9ea827d53b763c793d8cabd202b3b301fcee25afa4ce1bd80",
     "moveit_msgs/msg/DisplayTrajectory": "RIHS01_dd351cbd6d9986eb019306910ec09236a136a02dbc0b3465707cb62f2d56e22b",
     "moveit_msgs/msg/MoveItErrorCodes": "RIHS01_dcda8a9950cf6dd6ac221c2c0d2509f52f136afa0403dd19beacdf07e83e4a07",
@@ -47,7 +49,9 @@ def test_type_hashes(name: str) -> None:
 
     package, interface = name.split("/", 1)
     description = Path(get_package_share_directory(package)) / f"{interface}.json"
-    found = {h["type_name"]: h["hash_string"] for h in json.loads(description.read_text(encoding="utf-8"))["type_hashes"]}
+    found = {
+        h["type_name"]: h["hash_string"] for h in json.loads(description.read_text(encoding="utf-8"))["type_hashes"]
+    }
     assert found[name] == HASHES[name]
 
 
@@ -60,7 +64,14 @@ def test_the_node_s_messages_import_with_moveit_s_constants() -> None:
 
     from bb_robot.planning.requests import Code
 
-    for name in ("SUCCESS", "PLANNING_FAILED", "INVALID_GROUP_NAME", "INVALID_GOAL_CONSTRAINTS", "NO_IK_SOLUTION", "PREEMPTED"):
+    for name in (
+        "SUCCESS",
+        "PLANNING_FAILED",
+        "INVALID_GROUP_NAME",
+        "INVALID_GOAL_CONSTRAINTS",
+        "NO_IK_SOLUTION",
+        "PREEMPTED",
+    ):
         assert getattr(MoveItErrorCodes, name) == getattr(Code, name)
     assert (CollisionObject.ADD, CollisionObject.REMOVE, CollisionObject.APPEND, CollisionObject.MOVE) == (
         b"\x00",
