@@ -1,18 +1,31 @@
-"""The planner's broad phase, compiled by numba: sphere trees against obstacles and each other, along an edge.
+"""The planner's validity check, compiled by numba: sphere trees cull, exact convex distances decide.
 
 Imported only by :func:`bb_robot.planning.validity.edge_kernel` (``bb-robot kernels`` compiles it
-at install).  :func:`check_edge` samples the straight joint-space segment ``q0 → q1`` so that no
-link moves more than ``resolution`` metres between two samples (the motion bound of
-:class:`bb_robot.collision.path.MotionBound`), and at each sample places the robot's sphere trees
-by the forward kinematics (:mod:`bb_robot.model._frames_numba`'s pass) and tests every checked
-pair hierarchically: a tree node is opened only when its sphere, grown by the clearance and by
-half the pair's approach per step, reaches the obstacle (box, sphere, cylinder, half-space) or the
-other tree's node.  A sample is *clear* when no pair of leaves reaches: then, since each point of a
-link is within half a step's motion of its place at the nearer sample, the whole interval half a
-step to each side of it is clear by the clearance.  Otherwise it is *maybe*, for the exact model
-to decide.
+at install).  :func:`edge_free` answers whether the straight joint-space segment ``q0 → q1`` keeps
+every checked pair at least ``clearance`` apart *continuously* (a configuration is the segment with
+``q0 = q1``):
 
-One signature, compiled (or loaded from numba's cache) at import; the model's arrays are read-only.
+- **Intervals.**  The segment is cut into intervals so that no pair approaches by more than
+  ``resolution`` within one (``pair_reach``: per coordinate, how far a pair's geometries approach
+  each other per radian or metre: :class:`bb_robot.collision.path.MotionBound`'s bound).  An
+  interval is *proven* at its centre: within the interval every pair has approached by at most
+  ``m_k · h`` (``h`` its half width, ``m_k`` the pair's approach over the whole segment), so a pair
+  is free over the interval when its distance at the centre is at least ``clearance + m_k · h``.
+- **Spheres first.**  Each robot part's sphere tree (:mod:`bb_robot.planning.spheres`, holding every
+  point of the part), grown by ``clearance + m_k · h``, is tested hierarchically against the
+  obstacle (box, sphere, cylinder, half-space) or the other part's tree; most pairs end at the roots.
+- **Exact distances where the spheres cannot tell.**  The pair's convex hulls (a robot part: its
+  hull's vertices in its link frame, plus a radius for a sphere; an obstacle: its primitive) are
+  measured by GJK.  Only its *lower bound* is trusted: for any direction ``u``, no point of
+  ``A − B`` is nearer the origin than ``min u · (A − B)``, which the support functions give
+  exactly, so the bound holds however the iteration went.  Its iterate's norm is an upper bound:
+  below the clearance, the configuration is in contact and the segment refused at once.
+- **Otherwise split.**  An interval neither proven nor refused is halved (its pairs then need
+  half the margin), up to a budget of evaluations; past it the segment is refused (never unsafe).
+
+Intervals are taken coarse to fine (both ends, the middle, the quarters, …) so that a blocked
+segment is usually refused after a few evaluations.  One signature, compiled (or loaded from
+numba's cache) at import; the model's arrays are read-only.
 """
 
 from __future__ import annotations
@@ -27,7 +40,7 @@ from bb_robot.model._frames_numba import _decode, _scratch_frames, one_decoded
 from bb_robot.model.compiled import compile_cached
 
 _BOX, _SPHERE, _CYLINDER, _HALFSPACE = 0, 1, 2, 3
-#: Pairs of nodes waiting in a traversal (a tree of depth d needs at most 2·d per side; generous).
+#: Nodes waiting in a traversal (a tree of depth d needs at most 2·d per side; generous).
 _STACK = 256
 
 _R1 = numba.types.Array(numba.float64, 1, "C", readonly=True)
@@ -38,12 +51,12 @@ _RI2 = numba.types.Array(numba.intp, 2, "C", readonly=True)
 _W1 = numba.float64[::1]
 SIGNATURE = numba.intp(
     _R1, _W1, _W1, _W1, numba.float64, numba.float64, _R2, _R1, _RI2, _RI1, _RI1, _RI1, _R3, _R2, _R2, _RI2, _R2,
-    numba.intp, numba.uint8[::1], _W1, numba.intp[::1],
+    _R2, _RI1, _R1, numba.intp, numba.intp[::1],
 )  # fmt: skip
-NEAR_SIGNATURE = numba.intp(
-    _R1, _W1, _W1, numba.float64, _R2, _R1, _RI2, _RI1, _RI1, _RI1, _R3, _R2, _R2, _RI2, _W1, numba.intp[::1],
-    numba.float64[:, ::1],
-)  # fmt: skip
+#: Iterations of GJK at most (it converges in far fewer on hulls of a few hundred vertices).
+_GJK_ITERATIONS = 64
+#: Intervals waiting to be split, per initial interval (each split goes one level deeper).
+_DEPTH = 64
 
 
 @numba.njit(inline="always", boundscheck=False)
@@ -159,9 +172,270 @@ def _trees_meet(
 
 
 @numba.njit(inline="always", boundscheck=False)
-def _hits(
+def _part_support(
+    frames: np.ndarray, frame: int, hull_vertex: np.ndarray, first: int, last: int, margin: float,
+    dx: float, dy: float, dz: float, out: np.ndarray,
+) -> None:  # fmt: skip
+    """The point of a placed robot part farthest along ``(dx, dy, dz)`` (root frame), into ``out``."""
+    f = frames[frame]
+    lx = f[0] * dx + f[4] * dy + f[8] * dz
+    ly = f[1] * dx + f[5] * dy + f[9] * dz
+    lz = f[2] * dx + f[6] * dy + f[10] * dz
+    best = first
+    top = -math.inf
+    for v in range(first, last):
+        s = lx * hull_vertex[v, 0] + ly * hull_vertex[v, 1] + lz * hull_vertex[v, 2]
+        if s > top:
+            top = s
+            best = v
+    _place(frames, frame, hull_vertex[best], out)
+    if margin > 0.0:
+        norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+        if norm > 0.0:
+            out[0] += margin * dx / norm
+            out[1] += margin * dy / norm
+            out[2] += margin * dz / norm
+
+
+@numba.njit(inline="always", boundscheck=False)
+def _obstacle_support(
+    kind: int, pose: np.ndarray, dims: np.ndarray, dx: float, dy: float, dz: float, out: np.ndarray
+) -> None:
+    """The point of an obstacle (box, sphere, cylinder) farthest along ``(dx, dy, dz)``, into ``out``."""
+    if kind == _SPHERE:
+        norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+        scale = dims[0] / norm if norm > 0.0 else 0.0
+        out[0] = pose[0, 3] + scale * dx
+        out[1] = pose[1, 3] + scale * dy
+        out[2] = pose[2, 3] + scale * dz
+        return
+    lx = pose[0, 0] * dx + pose[1, 0] * dy + pose[2, 0] * dz
+    ly = pose[0, 1] * dx + pose[1, 1] * dy + pose[2, 1] * dz
+    lz = pose[0, 2] * dx + pose[1, 2] * dy + pose[2, 2] * dz
+    if kind == _CYLINDER:
+        radial = math.sqrt(lx * lx + ly * ly)
+        px = dims[0] * lx / radial if radial > 0.0 else 0.0
+        py = dims[0] * ly / radial if radial > 0.0 else 0.0
+        pz = dims[1] if lz >= 0.0 else -dims[1]
+    else:
+        px = dims[0] if lx >= 0.0 else -dims[0]
+        py = dims[1] if ly >= 0.0 else -dims[1]
+        pz = dims[2] if lz >= 0.0 else -dims[2]
+    for r in range(3):
+        out[r] = pose[r, 0] * px + pose[r, 1] * py + pose[r, 2] * pz + pose[r, 3]
+
+
+@numba.njit(inline="always", boundscheck=False)
+def _closest(
+    points: np.ndarray, n: int, v: np.ndarray, scratch: np.ndarray, g: np.ndarray, b: np.ndarray, index: np.ndarray
+) -> int:
+    """The point of the hull of ``points[:n]`` (n ≤ 4) nearest the origin into ``v``; the points that
+    span it are moved to the front and their count returned (0: the origin is inside)."""
+    best = math.inf
+    best_mask = 0
+    bx = by = bz = 0.0
+    for mask in range(1, 1 << n):
+        k = 0
+        for i in range(n):
+            if mask & (1 << i):
+                index[k] = i
+                k += 1
+        p0 = points[index[0]]
+        # x = p0 + sum_i l_i e_i, e_i = p_i - p0; the Gram system G l = -E p0
+        for i in range(1, k):
+            for c in range(3):
+                scratch[i - 1, c] = points[index[i], c] - p0[c]
+        l1 = l2 = l3 = 0.0
+        ok = True
+        if k == 2:
+            gram = scratch[0, 0] ** 2 + scratch[0, 1] ** 2 + scratch[0, 2] ** 2
+            right = -(scratch[0, 0] * p0[0] + scratch[0, 1] * p0[1] + scratch[0, 2] * p0[2])
+            if gram <= 1e-30:
+                ok = False
+            else:
+                l1 = right / gram
+        elif k >= 3:
+            m = k - 1
+            for i in range(m):
+                b[i] = -(scratch[i, 0] * p0[0] + scratch[i, 1] * p0[1] + scratch[i, 2] * p0[2])
+                for j in range(m):
+                    g[i, j] = (
+                        scratch[i, 0] * scratch[j, 0] + scratch[i, 1] * scratch[j, 1] + scratch[i, 2] * scratch[j, 2]
+                    )
+            if m == 2:
+                det = g[0, 0] * g[1, 1] - g[0, 1] * g[1, 0]
+                if abs(det) <= 1e-24 * (g[0, 0] * g[1, 1] + 1e-300):
+                    ok = False
+                else:
+                    l1 = (b[0] * g[1, 1] - g[0, 1] * b[1]) / det
+                    l2 = (g[0, 0] * b[1] - b[0] * g[1, 0]) / det
+            else:
+                det = (
+                    g[0, 0] * (g[1, 1] * g[2, 2] - g[1, 2] * g[2, 1])
+                    - g[0, 1] * (g[1, 0] * g[2, 2] - g[1, 2] * g[2, 0])
+                    + g[0, 2] * (g[1, 0] * g[2, 1] - g[1, 1] * g[2, 0])
+                )
+                if abs(det) <= 1e-24 * (g[0, 0] * g[1, 1] * g[2, 2] + 1e-300):
+                    ok = False
+                else:
+                    l1 = (
+                        b[0] * (g[1, 1] * g[2, 2] - g[1, 2] * g[2, 1])
+                        - g[0, 1] * (b[1] * g[2, 2] - g[1, 2] * b[2])
+                        + g[0, 2] * (b[1] * g[2, 1] - g[1, 1] * b[2])
+                    ) / det
+                    l2 = (
+                        g[0, 0] * (b[1] * g[2, 2] - g[1, 2] * b[2])
+                        - b[0] * (g[1, 0] * g[2, 2] - g[1, 2] * g[2, 0])
+                        + g[0, 2] * (g[1, 0] * b[2] - b[1] * g[2, 0])
+                    ) / det
+                    l3 = (
+                        g[0, 0] * (g[1, 1] * b[2] - b[1] * g[2, 1])
+                        - g[0, 1] * (g[1, 0] * b[2] - b[1] * g[2, 0])
+                        + b[0] * (g[1, 0] * g[2, 1] - g[1, 1] * g[2, 0])
+                    ) / det
+        if not ok or l1 < 0.0 or l2 < 0.0 or l3 < 0.0 or l1 + l2 + l3 > 1.0:
+            continue
+        x = p0[0]
+        y = p0[1]
+        z = p0[2]
+        if k >= 2:
+            x += l1 * scratch[0, 0]
+            y += l1 * scratch[0, 1]
+            z += l1 * scratch[0, 2]
+        if k >= 3:
+            x += l2 * scratch[1, 0]
+            y += l2 * scratch[1, 1]
+            z += l2 * scratch[1, 2]
+        if k >= 4:
+            x += l3 * scratch[2, 0]
+            y += l3 * scratch[2, 1]
+            z += l3 * scratch[2, 2]
+        d = x * x + y * y + z * z
+        if d < best:
+            best = d
+            best_mask = mask
+            bx, by, bz = x, y, z
+    v[0] = bx
+    v[1] = by
+    v[2] = bz
+    if best_mask == 0:  # degenerate beyond repair: keep the nearest point alone
+        nearest = 0
+        for i in range(n):
+            if points[i, 0] ** 2 + points[i, 1] ** 2 + points[i, 2] ** 2 < (
+                points[nearest, 0] ** 2 + points[nearest, 1] ** 2 + points[nearest, 2] ** 2
+            ):
+                nearest = i
+        for c in range(3):
+            v[c] = points[nearest, c]
+            points[0, c] = v[c]
+        return 1
+    k = 0
+    for i in range(n):
+        if best_mask & (1 << i):
+            for c in range(3):
+                points[k, c] = points[i, c]
+            k += 1
+    if k == 4:
+        return 0
+    return k
+
+
+@numba.njit(boundscheck=False)
+def _gjk(
     frames: np.ndarray,
-    grow: np.ndarray,
+    part: int,
+    other: int,
+    obstacle: bool,
+    part_frame: np.ndarray,
+    hull_vertex: np.ndarray,
+    hull_start: np.ndarray,
+    hull_margin: np.ndarray,
+    obstacle_kind: np.ndarray,
+    obstacle_pose: np.ndarray,
+    obstacle_dims: np.ndarray,
+    enough: float,
+    contact: float,
+    bounds: np.ndarray,
+    points: np.ndarray,
+    scratch: np.ndarray,
+    g: np.ndarray,
+    index: np.ndarray,
+) -> None:
+    """A lower and an upper bound of the distance between a robot part and an obstacle or another part.
+
+    Stops as soon as the lower bound reaches ``enough`` or the upper bound falls below ``contact``.
+    ``bounds`` is written: (lower, upper).  A lower bound ≤ 0 means the two may touch.  ``points``
+    ``(7, 3)``, ``scratch`` ``(3, 3)``, ``g`` ``(4, 3)`` and ``index`` ``(4,)`` are scratch.
+    """
+    fa = part_frame[part]
+    if obstacle and obstacle_kind[other] == _HALFSPACE:
+        dims = obstacle_dims[other]
+        sa = points[4]
+        _part_support(
+            frames, fa, hull_vertex, hull_start[part], hull_start[part + 1], hull_margin[part],
+            -dims[0], -dims[1], -dims[2], sa,
+        )  # fmt: skip
+        gap = dims[0] * sa[0] + dims[1] * sa[1] + dims[2] * sa[2] - dims[3]
+        bounds[0] = gap
+        bounds[1] = gap
+        return
+    v = points[4]
+    sa = points[5]
+    sb = points[6]
+    b = g[3]
+    first_a, last_a, margin_a = hull_start[part], hull_start[part + 1], hull_margin[part]
+    fb = 0
+    first_b = last_b = 0
+    margin_b = 0.0
+    if not obstacle:
+        fb = part_frame[other]
+        first_b, last_b, margin_b = hull_start[other], hull_start[other + 1], hull_margin[other]
+    n = 0
+    dx, dy, dz = 1.0, 0.0, 0.0
+    lower = -math.inf
+    upper = math.inf
+    for _ in range(_GJK_ITERATIONS):
+        # w = support of A − B along -d: s_A(-d) − s_B(d)
+        _part_support(frames, fa, hull_vertex, first_a, last_a, margin_a, -dx, -dy, -dz, sa)
+        if obstacle:
+            _obstacle_support(obstacle_kind[other], obstacle_pose[other], obstacle_dims[other], dx, dy, dz, sb)
+        else:
+            _part_support(frames, fb, hull_vertex, first_b, last_b, margin_b, dx, dy, dz, sb)
+        wx, wy, wz = sa[0] - sb[0], sa[1] - sb[1], sa[2] - sb[2]
+        if n > 0:
+            norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+            bound = (dx * wx + dy * wy + dz * wz) / norm
+            if bound > lower:
+                lower = bound
+            if lower >= enough or upper - lower <= 1e-9 + 1e-7 * upper:
+                break
+            repeated = False
+            for i in range(n):
+                if points[i, 0] == wx and points[i, 1] == wy and points[i, 2] == wz:
+                    repeated = True
+            if repeated:
+                break
+        points[n, 0] = wx
+        points[n, 1] = wy
+        points[n, 2] = wz
+        n = _closest(points, n + 1, v, scratch, g, b, index)
+        dx, dy, dz = v[0], v[1], v[2]
+        upper = min(upper, math.sqrt(dx * dx + dy * dy + dz * dz))
+        if n == 0 or upper <= 1e-12:
+            lower = min(lower, 0.0)
+            upper = 0.0
+            break
+        if upper < contact:
+            break
+    bounds[0] = lower
+    bounds[1] = upper
+
+
+@numba.njit(inline="always", boundscheck=False)
+def _prove(
+    frames: np.ndarray,
+    h: float,
+    approach: np.ndarray,
     clearance: float,
     node_center: np.ndarray,
     node_radius: np.ndarray,
@@ -173,35 +447,45 @@ def _hits(
     obstacle_sphere: np.ndarray,
     obstacle_dims: np.ndarray,
     pairs: np.ndarray,
+    hull_vertex: np.ndarray,
+    hull_start: np.ndarray,
+    hull_margin: np.ndarray,
     roots: np.ndarray,
     stack1: np.ndarray,
     stack2: np.ndarray,
-    out: np.ndarray,
-    first_only: bool,
+    bounds: np.ndarray,
+    gjk_points: np.ndarray,
+    gjk_scratch: np.ndarray,
+    gjk_g: np.ndarray,
+    gjk_index: np.ndarray,
+    info: np.ndarray,
 ) -> int:
-    """The pairs (indices) whose trees, grown by ``grow[k] + clearance``, meet at the placed ``frames``.
+    """Whether every pair keeps ``clearance + approach[k] · h`` at the placed ``frames``.
 
-    Each part's root sphere is placed once (``roots``, written) and tested first against the
-    obstacle's bounding sphere or the other part's root: most pairs end there.
+    Returns:
+        1: proven; 0: some pair is nearer than the clearance here (contact); 2: undecided (split).
     """
     pa = np.empty(3)
     pb = np.empty(3)
     for p in range(part_root.shape[0]):
         _place(frames, part_frame[p], node_center[part_root[p]], roots[p])
-    count = 0
+    result = 1
     for k in range(pairs.shape[0]):
         a = pairs[k, 0]
         b = pairs[k, 1]
-        reach = node_radius[part_root[a]] + grow[k] + clearance
-        if pairs[k, 2] == 1:
-            dx = roots[a, 0] - obstacle_sphere[b, 0]
-            dy = roots[a, 1] - obstacle_sphere[b, 1]
-            dz = roots[a, 2] - obstacle_sphere[b, 2]
-            limit = reach + obstacle_sphere[b, 3]
-            if dx * dx + dy * dy + dz * dz > limit * limit:
-                continue
+        need = clearance + approach[k] * h
+        reach = node_radius[part_root[a]] + need
+        obstacle = pairs[k, 2] == 1
+        if obstacle:
+            if obstacle_kind[b] != _HALFSPACE:
+                dx = roots[a, 0] - obstacle_sphere[b, 0]
+                dy = roots[a, 1] - obstacle_sphere[b, 1]
+                dz = roots[a, 2] - obstacle_sphere[b, 2]
+                limit = reach + obstacle_sphere[b, 3]
+                if dx * dx + dy * dy + dz * dz > limit * limit:
+                    continue
             meets = _tree_meets_obstacle(
-                frames, part_frame[a], part_root[a], grow[k] + clearance, node_center, node_radius, node_child,
+                frames, part_frame[a], part_root[a], need, node_center, node_radius, node_child,
                 obstacle_kind[b], obstacle_pose[b], obstacle_dims[b], stack1, pa,
             )  # fmt: skip
         else:
@@ -212,40 +496,53 @@ def _hits(
             if dx * dx + dy * dy + dz * dz > limit * limit:
                 continue
             meets = _trees_meet(
-                frames, part_frame[a], part_root[a], part_frame[b], part_root[b], grow[k] + clearance,
+                frames, part_frame[a], part_root[a], part_frame[b], part_root[b], need,
                 node_center, node_radius, node_child, stack2, pa, pb,
             )  # fmt: skip
-        if meets:
-            out[count] = k
-            count += 1
-            if first_only:
-                return count
-    return count
+        if not meets:
+            continue
+        info[1] += 1
+        _gjk(
+            frames, a, b, obstacle, part_frame, hull_vertex, hull_start, hull_margin, obstacle_kind, obstacle_pose,
+            obstacle_dims, need, clearance, bounds, gjk_points, gjk_scratch, gjk_g, gjk_index,
+        )  # fmt: skip
+        if bounds[0] >= need:
+            continue
+        if bounds[1] < clearance:
+            info[2] = k
+            return 0
+        result = 2
+        if h <= 0.0:
+            # a configuration (no interval): the lower bound had converged short of the clearance
+            info[2] = k
+            return 0
+    return result
 
 
 @numba.njit(inline="always", boundscheck=False)
-def _order(steps: int, out: np.ndarray) -> None:
-    """Samples ``0 .. steps`` coarse to fine: both ends, then the middle, then the middles of the halves."""
+def _order(count: int, out: np.ndarray) -> None:
+    """Indices ``0 .. count-1`` coarse to fine: both ends, then the middle, then the middles of the halves."""
+    last = count - 1
     out[0] = 0
-    if steps == 0:
+    if last == 0:
         return
-    out[1] = steps
-    count = 2
+    out[1] = last
+    filled = 2
     stride = 1
-    while stride * 2 <= steps:
+    while stride * 2 <= last:
         stride *= 2
     while stride >= 1:
         i = stride
-        while i < steps:
+        while i < last:
             if (i // stride) % 2 == 1:
-                out[count] = i
-                count += 1
+                out[filled] = i
+                filled += 1
             i += stride
         stride //= 2
 
 
 @numba.njit(cache=True, nogil=True, boundscheck=False)
-def check_edge(
+def edge_free(
     code: np.ndarray,
     work: np.ndarray,
     q0: np.ndarray,
@@ -263,127 +560,100 @@ def check_edge(
     obstacle_dims: np.ndarray,
     pairs: np.ndarray,
     pair_reach: np.ndarray,
-    begin: int,
-    flags: np.ndarray,
-    grow: np.ndarray,
+    hull_vertex: np.ndarray,
+    hull_start: np.ndarray,
+    hull_margin: np.ndarray,
+    budget: int,
     info: np.ndarray,
-) -> int:  # pragma: no cover - compiled; its verdicts are tested in test/planning/test_validity.py
-    """Flag the samples of ``q0 → q1`` clear (0) or maybe (1), coarse to fine; stop at a maybe one.
+) -> int:  # pragma: no cover - compiled; its verdicts are tested in test/planning/test_plan.py
+    """Whether every configuration of ``q0 → q1`` keeps every pair ``clearance`` apart (module docstring).
 
     Args:
         code: the model's forward-kinematics program (``ForwardKinematics.program().code``).
         work: its scratch (writable, one caller at a time).
-        q0, q1: full configurations (C-contiguous, the FK's arity).
-        resolution: the most any pair may approach between two samples (m, > 0).
-        clearance: every sphere is grown by this (m).
+        q0, q1: full configurations (C-contiguous, the FK's arity); equal for one configuration.
+        resolution: the most any pair may approach within one first interval (m, > 0).
+        clearance: the least distance kept (m, > 0).
         node_center ... obstacle_dims, pairs: :class:`bb_robot.planning.spheres.PackedSpheres`.
-        pair_reach: ``(pairs, coordinates)``: how far each pair's two geometries can approach each
+        pair_reach: ``(pairs, coordinates)``: how far each pair's geometries can approach each
             other per radian (or metre) of each coordinate (m).
-        begin: the place in the coarse-to-fine order to start at (0 at first; after a maybe sample
-            at place ``p``, ``p + 1`` resumes).
-        flags: written, one per sample (at least ``steps + 1``), for the places checked.
-        grow: ``(pairs,)`` written: how far each pair approaches in one step (m); each pair's
-            spheres are grown by half of it.
-        info: ``(2,)`` written: the number of steps, and the maybe sample's index (-1: none).
+        hull_vertex: ``(vertices, 3)`` every robot part's hull vertices in its link frame.
+        hull_start: ``(parts + 1,)`` where each part's vertices begin (and the end).
+        hull_margin: ``(parts,)`` a radius around the vertices (a sphere part: its centre and radius).
+        budget: configurations evaluated at most; past it the segment is refused.
+        info: ``(3,)`` written: configurations evaluated, exact distance queries, the pair in
+            contact (-1: none).
 
     Returns:
-        The place of the maybe sample in the order (resume at it plus one), or -1 when every
-        sample from ``begin`` on is clear; ``-2`` when ``flags`` is too short (``info[0]`` steps).
-        A non-finite configuration is a maybe sample (the exact model then refuses it).
+        1: free throughout; 0: some configuration is nearer than the clearance (or not finite);
+        -1: undecided within the budget (refuse it).
     """
     n = q0.shape[0]
     count = pairs.shape[0]
+    approach = np.empty(count)
     largest = 0.0
     for k in range(count):
         m = 0.0
         for j in range(n):
             m += pair_reach[k, j] * abs(q1[j] - q0[j])
-        grow[k] = m
+        approach[k] = m
         largest = max(largest, m)
-    steps = 0
+    intervals = 1
     if largest > 0.0:
-        steps = int(math.ceil(largest / resolution))
-    info[0] = steps
-    info[1] = -1
-    if steps + 1 > flags.shape[0]:
-        return -2
-    half = np.empty(count)
-    for k in range(count):
-        grow[k] = grow[k] / steps if steps > 0 else 0.0
-        half[k] = 0.5 * grow[k]
-    order = np.empty(steps + 1, dtype=np.intp)
-    _order(steps, order)
+        intervals = max(1, int(math.ceil(largest / resolution)))
+    info[0] = 0
+    info[1] = 0
+    info[2] = -1
+    order = np.empty(intervals, dtype=np.intp)
+    _order(intervals, order)
     frames = _scratch_frames(code, work)
     ints = _decode(code)
     q = np.empty(n)
-    out = np.empty(1, dtype=np.intp)
     roots = np.empty((part_root.shape[0], 3))
     stack1 = np.empty(_STACK, dtype=np.intp)
     stack2 = np.empty((_STACK, 2), dtype=np.intp)
-    for place in range(begin, steps + 1):
-        s = order[place]
-        t = s / steps if steps > 0 else 0.0
-        for j in range(n):
-            q[j] = q0[j] + t * (q1[j] - q0[j])
-        hit = 1
-        if one_decoded(code, ints, q, work, frames):
-            hit = _hits(
-                frames, half, clearance, node_center, node_radius, node_child, part_root, part_frame,
-                obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, roots, stack1, stack2, out,
-                True,
+    bounds = np.empty(2)
+    gjk_points = np.empty((7, 3))
+    gjk_scratch = np.empty((3, 3))
+    gjk_g = np.empty((4, 3))
+    gjk_index = np.empty(4, dtype=np.intp)
+    low = np.empty(_DEPTH)
+    high = np.empty(_DEPTH)
+    single = largest <= 0.0
+    for place in range(intervals):
+        i = order[place]
+        low[0] = i / intervals
+        high[0] = (i + 1) / intervals
+        top = 0
+        while top >= 0:
+            a = low[top]
+            b = high[top]
+            top -= 1
+            c = 0.5 * (a + b)
+            h = 0.0 if single else 0.5 * (b - a)
+            info[0] += 1
+            if info[0] > budget:
+                return -1
+            for j in range(n):
+                q[j] = q0[j] + c * (q1[j] - q0[j])
+            if not one_decoded(code, ints, q, work, frames):
+                return 0
+            status = _prove(
+                frames, h, approach, clearance, node_center, node_radius, node_child, part_root, part_frame,
+                obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, hull_vertex, hull_start,
+                hull_margin, roots, stack1, stack2, bounds, gjk_points, gjk_scratch, gjk_g, gjk_index, info,
             )  # fmt: skip
-        flags[s] = 1 if hit > 0 else 0
-        if hit > 0:
-            info[1] = s
-            return place
-    return -1
+            if status == 0:
+                return 0
+            if status == 2:
+                if top + 2 >= _DEPTH or largest * h < 1e-9:
+                    return -1
+                low[top + 1] = c
+                high[top + 1] = b
+                low[top + 2] = a
+                high[top + 2] = c
+                top += 2
+    return 1
 
 
-@numba.njit(cache=True, nogil=True, boundscheck=False)
-def pairs_near(
-    code: np.ndarray,
-    work: np.ndarray,
-    q: np.ndarray,
-    clearance: float,
-    node_center: np.ndarray,
-    node_radius: np.ndarray,
-    node_child: np.ndarray,
-    part_root: np.ndarray,
-    part_frame: np.ndarray,
-    obstacle_kind: np.ndarray,
-    obstacle_pose: np.ndarray,
-    obstacle_sphere: np.ndarray,
-    obstacle_dims: np.ndarray,
-    pairs: np.ndarray,
-    grow: np.ndarray,
-    out: np.ndarray,
-    frames_out: np.ndarray,
-) -> int:  # pragma: no cover - compiled; tested through bb_robot.planning.validity
-    """The pairs whose trees, grown by ``grow[k] + clearance``, meet at ``q``; the frames of ``q``.
-
-    Args:
-        code, work, node_center ... pairs: as :func:`check_edge`.
-        q: a full configuration.
-        clearance: every sphere is grown by this (m).
-        grow: ``(pairs,)`` each pair's own growth (m).
-        out: ``(pairs,)`` written: the indices of the pairs that meet, first.
-        frames_out: ``(links, 16)`` written: every link's pose at ``q``, row by row.
-
-    Returns:
-        How many pairs meet; -1 when ``q`` is not finite.
-    """
-    frames = _scratch_frames(code, work)
-    if not one_decoded(code, _decode(code), q, work, frames):
-        return -1
-    frames_out[:, :] = frames
-    roots = np.empty((part_root.shape[0], 3))
-    stack1 = np.empty(_STACK, dtype=np.intp)
-    stack2 = np.empty((_STACK, 2), dtype=np.intp)
-    return _hits(
-        frames, grow, clearance, node_center, node_radius, node_child, part_root, part_frame,
-        obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, roots, stack1, stack2, out, False,
-    )  # fmt: skip
-
-
-compile_cached(check_edge, SIGNATURE, [__file__, _frames_numba.__file__])
-compile_cached(pairs_near, NEAR_SIGNATURE, [__file__, _frames_numba.__file__])
+compile_cached(edge_free, SIGNATURE, [__file__, _frames_numba.__file__])

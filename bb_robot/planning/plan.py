@@ -32,7 +32,6 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.collision.matrix import joint_bounds
-from bb_robot.collision.path import check_path
 from bb_robot.collision.scene import Scene
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
@@ -45,6 +44,7 @@ from bb_robot.planning.errors import (
     PlanningTimeout,
     StartInCollision,
 )
+from bb_robot.planning.exact import final_check
 from bb_robot.planning.goals import JointGoal, PoseGoal, goal_configurations
 from bb_robot.planning.limits import JointLimits
 from bb_robot.planning.rrt import rrt_connect
@@ -55,7 +55,7 @@ from bb_robot.planning.validity import StateChecker
 #: Iterations of the search at most (each: one extension and one connection attempt).
 MAX_ITERATIONS = 20_000
 #: The longest edge one extension adds, as a fraction of the C-space's extent (its diagonal).
-STEP_FRACTION = 0.25
+STEP_FRACTION = 0.05
 
 Goal = JointGoal | PoseGoal | Mapping[str, float]
 
@@ -284,9 +284,7 @@ def _finish(
 ) -> PlanResult:
     """Shorten (unless done), check exactly, time; the result."""
     path = simplify(raw, checker, rng) if simplified is None else simplified
-    full = np.repeat(full_start[None, :], path.shape[0], axis=0)
-    full[:, checker.active] = path
-    verdict = check_path(checker.model, full, checker.clearance)
+    verdict = final_check(checker, path)
     simplified_at = time.perf_counter()
     common: dict[str, Any] = {
         "goals": goals,

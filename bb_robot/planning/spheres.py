@@ -47,6 +47,8 @@ TOLERANCE = 0.005
 MAX_DEPTH = 7
 #: Sides of the polygon circumscribing a cylinder's or a cone's circle.
 POLYGON_SIDES = 12
+#: The same for the exact stage's hulls (:func:`part_hull`).
+HULL_SIDES = 32
 
 # Obstacle kinds of the packed model (the same numbers in _plan_numba).
 BOX, SPHERE, CYLINDER, HALFSPACE = 0, 1, 2, 3
@@ -157,8 +159,8 @@ def _build(points: Matrix, depth: int, nodes: list[list[Any]]) -> int:
     centred = points - points.mean(axis=0)
     _, _, axes = np.linalg.svd(centred, full_matrices=False)
     spans = np.ptp(centred @ axes.T, axis=0)
-    second = float(spans[1]) if spans.size > 1 else 0.0
-    if radius - second / 2 <= TOLERANCE:
+    thinnest = float(spans[-1]) if spans.size > 2 else 0.0
+    if radius - thinnest / 2 <= TOLERANCE:
         return index
     normal = axes[0]
     along = points @ normal
@@ -196,21 +198,22 @@ def tree_of_points(points: npt.ArrayLike) -> SphereTree:
     )
 
 
-def _prism(radius: float, half_length: float, apex: bool) -> Matrix:
+def _prism(radius: float, half_length: float, apex: bool, sides: int = POLYGON_SIDES) -> Matrix:
     """Points whose hull holds a cylinder (or, with ``apex``, a cone) along z: a circumscribed polygon."""
-    outer = radius / math.cos(math.pi / POLYGON_SIDES)
-    angles = np.arange(POLYGON_SIDES) * (2 * math.pi / POLYGON_SIDES)
+    outer = radius / math.cos(math.pi / sides)
+    angles = np.arange(sides) * (2 * math.pi / sides)
     ring = np.column_stack([outer * np.cos(angles), outer * np.sin(angles)])
-    bottom = np.column_stack([ring, np.full(POLYGON_SIDES, -half_length)])
-    top = np.array([[0.0, 0.0, half_length]]) if apex else np.column_stack([ring, np.full(POLYGON_SIDES, half_length)])
+    bottom = np.column_stack([ring, np.full(sides, -half_length)])
+    top = np.array([[0.0, 0.0, half_length]]) if apex else np.column_stack([ring, np.full(sides, half_length)])
     return np.vstack([bottom, top])
 
 
-def shape_points(shape: Any) -> Matrix | None:
+def shape_points(shape: Any, sides: int = POLYGON_SIDES) -> Matrix | None:
     """Points (in the shape's own frame) whose convex hull holds a coal shape; ``None`` for a sphere.
 
     Args:
         shape: a coal ``Box``, ``Sphere``, ``Cylinder``, ``Cone``, ``ConvexBase`` or BVH model.
+        sides: of the polygon circumscribing a cylinder's or a cone's circle.
 
     Returns:
         ``(n, 3)`` points, or ``None`` for a sphere (its own tree is itself).
@@ -226,7 +229,7 @@ def shape_points(shape: Any) -> Matrix | None:
         signs = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)], dtype=float)
         return np.asarray(signs * half)
     if kind in ("Cylinder", "Cone"):
-        return _prism(float(shape.radius), float(shape.halfLength), kind == "Cone")
+        return _prism(float(shape.radius), float(shape.halfLength), kind == "Cone", sides)
     if kind.startswith("Convex"):
         return np.array(shape.points(), dtype=float).reshape(-1, 3)
     if kind.startswith("BVHModel"):
@@ -237,6 +240,10 @@ def shape_points(shape: Any) -> Matrix | None:
 #: Trees by shape (the shape object kept alive beside its tree, so its id is not reused).
 _TREES: OrderedDict[int, tuple[Any, SphereTree]] = OrderedDict()
 _TREES_KEPT = 512
+#: Hull vertices by shape (:func:`part_hull`), kept the same way.
+_HULLS: OrderedDict[int, tuple[Any, Matrix, float]] = OrderedDict()
+#: A hull with more vertices is measured through this many of them, grown to hold the others.
+HULL_VERTICES = 400
 
 
 def shape_tree(shape: Any) -> SphereTree:
@@ -275,6 +282,73 @@ def part_tree(part: Part) -> SphereTree:
         The tree, placed by the part's local pose.
     """
     return shape_tree(part.hull).moved(part.local)
+
+
+def part_hull(part: Part) -> tuple[Matrix, float]:
+    """A robot part as the exact stage measures it: points in its link frame, and a radius around them.
+
+    A mesh: its convex hull's vertices; a box: its corners; a cylinder or a cone: a prism around it
+    (:data:`HULL_SIDES` sides, at most 0.5 % wider); a sphere: its centre, with its radius.  A hull
+    of more than :data:`HULL_VERTICES` vertices keeps that many (farthest-point order), with the
+    radius that holds the others.  The convex hull of the points, grown by the radius, holds the part.
+
+    Args:
+        part: a part of a :class:`CollisionModel`.
+
+    Returns:
+        ``(points (n, 3), radius)``.
+    """
+    local = np.asarray(part.local, dtype=float)
+    key = id(part.hull)
+    found = _HULLS.get(key)
+    if found is None or found[0] is not part.hull:
+        points = shape_points(part.hull, HULL_SIDES)
+        margin = 0.0
+        if points is not None and points.shape[0] > 8:
+            points = _hull(points)[0]  # the vertices alone: the support function scans them
+            points, margin = _fewer(points, HULL_VERTICES)
+        elif points is None:
+            margin = float(part.hull.radius)
+            points = np.zeros((1, 3))
+        found = (part.hull, points, margin)
+        _HULLS[key] = found
+        while len(_HULLS) > _TREES_KEPT:
+            _HULLS.popitem(last=False)
+    _, points, margin = found
+    return points @ local[:3, :3].T + local[:3, 3], margin
+
+
+def _fewer(points: Matrix, count: int) -> tuple[Matrix, float]:
+    """At most ``count`` of ``points`` (farthest-point order), and how far the others are outside their hull.
+
+    The hull of the kept points grown by that distance holds every point, so the whole hull.
+    """
+    if points.shape[0] <= count:
+        return points, 0.0
+    chosen = [int(np.argmax(np.linalg.norm(points - points.mean(axis=0), axis=1)))]
+    nearest = np.linalg.norm(points - points[chosen[0]], axis=1)
+    for _ in range(count - 1):
+        chosen.append(int(nearest.argmax()))
+        nearest = np.minimum(nearest, np.linalg.norm(points - points[chosen[-1]], axis=1))
+    kept = points[chosen]
+    # how far each other point is outside the kept points' hull (coal's distance, a hair more)
+    from bb_robot.collision.shapes import coal_module
+
+    coal = coal_module()
+    holder = coal.StdVec_Vec3s()
+    holder.extend(kept)
+    hull = coal.ConvexBase.convexHull(holder, False, "Qt")
+    dot = coal.Sphere(1e-9)
+    request, result, identity = coal.DistanceRequest(), coal.DistanceResult(), coal.Transform3s()
+    place = coal.Transform3s()
+    margin = 0.0
+    others = np.ones(points.shape[0], dtype=bool)
+    others[chosen] = False
+    for point in points[others]:
+        place.setTranslation(point)
+        result.clear()
+        margin = max(margin, coal.distance(hull, identity, dot, place, request, result) + 1e-9)
+    return kept, margin * (1 + 1e-6) + 1e-9
 
 
 def _obstacle_primitive(part: Part) -> tuple[int, Matrix, Matrix]:
@@ -323,6 +397,9 @@ class PackedSpheres:
             per radian (or metre) of each coordinate (m): for an obstacle, the part's motion
             (:class:`~bb_robot.collision.path.MotionBound`); for two links, their motions relative to
             their common ancestor, over the joints between them only (the others move both alike).
+        hull_vertex: ``(vertices, 3)`` every robot part's :func:`part_hull` points, in its link frame.
+        hull_start: ``(robot parts + 1,)`` where each part's points begin in ``hull_vertex`` (and the end).
+        hull_margin: ``(robot parts,)`` each part's radius around its points.
         trees: each robot part's tree (for tests and reports).
     """
 
@@ -337,6 +414,9 @@ class PackedSpheres:
     obstacle_dims: Matrix
     pairs: npt.NDArray[np.intp]
     pair_reach: Matrix
+    hull_vertex: Matrix
+    hull_start: npt.NDArray[np.intp]
+    hull_margin: Matrix
     trees: tuple[SphereTree, ...]
 
     @property
@@ -437,6 +517,8 @@ def pack(model: CollisionModel, pairs: Sequence[tuple[int, int, bool]] | None = 
         poses.append(pose[:3, :4])
         dims.append(size)
     chosen = checked_part_pairs(model) if pairs is None else list(pairs)
+    hulls = [part_hull(part) for part in model.parts]
+    starts = np.concatenate([[0], np.cumsum([points.shape[0] for points, _ in hulls])])
     return PackedSpheres(
         node_center=_readonly(np.vstack(centers) if centers else np.zeros((0, 3)), float),
         node_radius=_readonly(np.concatenate(radii) if radii else np.zeros(0), float),
@@ -457,5 +539,8 @@ def pack(model: CollisionModel, pairs: Sequence[tuple[int, int, bool]] | None = 
         obstacle_dims=_readonly(np.array(dims).reshape(-1, 4), float),
         pairs=_readonly(np.array([(i, j, int(o)) for i, j, o in chosen]).reshape(-1, 3), np.intp),
         pair_reach=_readonly(_pair_reach(model, bound, chosen), float),
+        hull_vertex=_readonly(np.vstack([points for points, _ in hulls]) if hulls else np.zeros((0, 3)), float),
+        hull_start=_readonly(starts, np.intp),
+        hull_margin=_readonly([margin for _, margin in hulls], float),
         trees=trees,
     )

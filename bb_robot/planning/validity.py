@@ -38,6 +38,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.collision.matrix import joint_bounds
 from bb_robot.collision.model import CollisionModel, Contact
 from bb_robot.collision.reach import driving_joint, path_joints
 from bb_robot.collision.scene import Scene
@@ -50,12 +51,14 @@ from bb_robot.planning.spheres import PackedSpheres, checked_part_pairs, pack
 RESOLUTION = 0.02
 #: Clearance 0 is checked as this (m): contact-free, with a positive distance to advance by.
 MIN_CLEARANCE = 1e-5
-#: A sample the exact model measures covers this many steps to each side at most (its distance
-#: query then needs only the pairs within ``clearance + 2 · m · LOOKAHEAD``).
-LOOKAHEAD = 4.0
-#: Exact distance queries one edge may take; an edge that needs more (it grazes an obstacle for
-#: long) is refused: never unsafe, and the search finds another way.
-MAX_EXACT = 200
+#: Two-joint steady pairs (:meth:`StateChecker._steady_pairs`) are proven at the clearance plus at
+#: most this (m): the most the pair approaches within half a cell of the second joint's range.
+STEADY_MARGIN = 0.005
+#: Steady-pair proofs by robot part pair, joints, ranges and clearance (the parts' shapes kept alive).
+_STEADY: dict[tuple[Any, ...], tuple[Any, Any, bool]] = {}
+#: Configurations one edge may evaluate; an edge that needs more (it grazes something for long)
+#: is refused: never unsafe, and the search finds another way.
+MAX_EVALUATIONS = 20_000
 
 _kernel: list[Any] = []
 
@@ -84,14 +87,16 @@ class CheckCounts:
     Attributes:
         states: single configurations checked.
         edges: edges checked.
-        samples: broad-phase samples.
-        exact: exact distance queries.
+        samples: configurations evaluated (placed and tested).
+        exact: exact (GJK) distance queries.
+        undecided: edges refused because they could not be proven within the budget.
     """
 
     states: int = 0
     edges: int = 0
     samples: int = 0
     exact: int = 0
+    undecided: int = 0
 
 
 class StateChecker:
@@ -151,23 +156,90 @@ class StateChecker:
         self.packed: PackedSpheres = pack(self.model, moving)
         #: A pair no planned joint moves, nearer than the clearance: nothing is valid (its Contact).
         self.always: Contact | None = self._fixed_contact(fixed)
-        kernels = edge_kernel()
-        self._check_edge, self._pairs_near = kernels.check_edge, kernels.pairs_near
+        self._edge_free = edge_kernel().edge_free
         program = self.model.fk.program()
         self._code = np.ascontiguousarray(program.code.copy())
         self._code.setflags(write=False)
         self._work = np.empty_like(program.work)
-        self._flags = np.zeros(1024, dtype=np.uint8)
-        count = self.packed.pairs.shape[0]
-        self._rate = np.zeros(count)  # each pair's approach per step of the last edge
-        self._grow = np.zeros(count)
-        self._hit = np.zeros(count, dtype=np.intp)
-        self._frames = np.zeros((len(self.model.fk.link_names), 16))
+        self._info = np.zeros(3, dtype=np.intp)
         p = self.packed
-        self._trees = (p.node_center, p.node_radius, p.node_child, p.part_root, p.part_frame)
-        self._world = (p.obstacle_kind, p.obstacle_pose, p.obstacle_sphere, p.obstacle_dims, p.pairs)
-        self._info = np.zeros(2, dtype=np.intp)
-        self._exact = _ExactPairs(self.model, p.pairs)
+        self._arrays = (
+            p.node_center, p.node_radius, p.node_child, p.part_root, p.part_frame, p.obstacle_kind, p.obstacle_pose,
+            p.obstacle_sphere, p.obstacle_dims, p.pairs, p.pair_reach, p.hull_vertex, p.hull_start, p.hull_margin,
+            MAX_EVALUATIONS, self._info,
+        )  # fmt: skip
+        #: The pairs proven apart by the clearance over their joints' whole ranges (not checked again).
+        self.steady: npt.NDArray[np.intp] = self._steady_pairs()
+        if self.steady.size:
+            keep = np.setdiff1d(np.arange(p.pairs.shape[0]), self.steady)
+            pairs, reach = np.ascontiguousarray(p.pairs[keep]), np.ascontiguousarray(p.pair_reach[keep])
+            pairs.setflags(write=False)
+            reach.setflags(write=False)
+            self._arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:])
+
+    def _steady_pairs(self) -> npt.NDArray[np.intp]:
+        """The pairs of two robot parts that one or two planned joints move relative to each other and
+        that stay apart by the clearance over those joints' whole ranges (a wrist's steady neighbours).
+
+        One joint: the segment across its range is proven by the compiled check, that pair alone.
+        Two: segments across the first joint's range at the middles of cells of the second's range,
+        each proven at the clearance plus the most the pair can approach within half a cell
+        (:data:`STEADY_MARGIN`): every configuration of the two joints is then within half a cell of
+        a proven one.  Proven once per robot, pair, joints, ranges and clearance (cached).
+        """
+        p, active = self.packed, self.active
+        lower, upper = joint_bounds(self.model.robot, self.joints)
+        steady = []
+        for k in range(p.pairs.shape[0]):
+            if p.pairs[k, 2] == 1:
+                continue
+            moving = np.flatnonzero(p.pair_reach[k] > 0.0)
+            planned = [int(np.flatnonzero(active == c)[0]) for c in moving if c in active]
+            if not 1 <= len(planned) <= 2 or len(planned) != moving.size:
+                continue
+            key = (
+                id(self.model.parts[p.pairs[k, 0]].hull), id(self.model.parts[p.pairs[k, 1]].hull),
+                p.pairs[k, :2].tobytes(), p.pair_reach[k].tobytes(), self.model.fk.joint_names,
+                tuple(planned), lower[planned].tobytes(), upper[planned].tobytes(), self.clearance,
+            )  # fmt: skip
+            found = _STEADY.get(key)
+            if found is None:
+                found = (self.model.parts[p.pairs[k, 0]].hull, self.model.parts[p.pairs[k, 1]].hull,
+                         self._proven_apart(k, planned, lower, upper))  # fmt: skip
+                _STEADY[key] = found
+            if found[2]:
+                steady.append(k)
+        return np.array(steady, dtype=np.intp)
+
+    def _proven_apart(self, k: int, planned: list[int], lower: Matrix, upper: Matrix) -> bool:
+        p = self.packed
+        pairs = np.ascontiguousarray(p.pairs[k : k + 1])
+        pairs.setflags(write=False)
+        reach_row = p.pair_reach[k : k + 1]
+        reach = np.ascontiguousarray(reach_row)
+        reach.setflags(write=False)
+        arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:])
+        columns = self.active[planned]
+        sweep, across = (
+            (planned[0], None) if len(planned) == 1 else sorted(planned, key=lambda c: -reach_row[0, self.active[c]])
+        )
+        rate = 0.0 if across is None else float(reach_row[0, self.active[across]])
+        cells = 1 if across is None else max(1, math.ceil(rate * (upper[across] - lower[across]) / (2 * STEADY_MARGIN)))
+        if cells > 512:
+            return False
+        del columns
+        for cell in range(cells):
+            q0, q1 = self.base.copy(), self.base.copy()
+            q0[self.active[sweep]], q1[self.active[sweep]] = lower[sweep], upper[sweep]
+            margin = 0.0
+            if across is not None:
+                width = (upper[across] - lower[across]) / cells
+                q0[self.active[across]] = q1[self.active[across]] = lower[across] + (cell + 0.5) * width
+                margin = rate * width / 2
+            verdict = self._edge_free(self._code, self._work, q0, q1, self.resolution, self.clearance + margin, *arrays)
+            if int(verdict) != 1:
+                return False
+        return True
 
     def _split_pairs(self) -> tuple[list[tuple[int, int, bool]], list[tuple[int, int, bool]]]:
         """The checked part pairs some planned joint moves relative to each other, and the others.
@@ -225,54 +297,13 @@ class StateChecker:
         q[self.active] = x
         return q
 
-    def _broad(self, q0: Matrix, q1: Matrix) -> tuple[int, Any] | None:
-        """The broad phase along ``q0 → q1``, coarse to fine; each sample it cannot clear is measured at once.
-
-        Returns:
-            ``None`` when a measured sample is nearer than the clearance (the edge is invalid); else
-            the number of steps and each sample's flag (1: the spheres could not clear it).
-        """
-        place = 0
-        while True:
-            place = int(
-                self._check_edge(self._code, self._work, q0, q1, self.resolution, self.clearance, *self._trees,
-                                 *self._world, self.packed.pair_reach, place, self._flags, self._rate, self._info)
-            )  # fmt: skip
-            steps = int(self._info[0])
-            if place == -2:
-                self._flags = np.zeros(2 * (steps + 1), dtype=np.uint8)
-                place = 0
-                continue
-            if place == -1:
-                self.counts.samples += steps + 1
-                return steps, self._flags[: steps + 1]
-            sample = int(self._info[1])
-            t = sample / steps if steps > 0 else 0.0
-            if not self._state_free(q0 + t * (q1 - q0)):
-                self.counts.samples += place + 1
-                return None
-            place += 1
-
-    def _near(self, q: Matrix, grow: Matrix) -> int:
-        """The pairs whose spheres, grown by ``grow`` and the clearance, meet at ``q`` (into ``_hit``).
-
-        The links' frames at ``q`` are left in ``_frames``.
-        """
-        return int(
-            self._pairs_near(self._code, self._work, q, self.clearance, *self._trees, *self._world, grow,
-                             self._hit, self._frames)
-        )  # fmt: skip
-
-    def _state_free(self, q: Matrix) -> bool:
-        """One configuration: the spheres, then the exact distance of the pairs they cannot clear."""
-        self._grow[:] = 0.0
-        count = self._near(q, self._grow)
-        if count < 0:
-            return False
-        if count == 0:
-            return True
-        self.counts.exact += 1
-        return bool(self._exact.distances(self._frames, self._hit[:count]).min() >= self.clearance)
+    def _free(self, q0: Matrix, q1: Matrix) -> bool:
+        """The compiled check of ``q0 → q1`` (one configuration when they are equal); counts its work."""
+        verdict = int(self._edge_free(self._code, self._work, q0, q1, self.resolution, self.clearance, *self._arrays))
+        self.counts.samples += int(self._info[0])
+        self.counts.exact += int(self._info[1])
+        self.counts.undecided += verdict < 0
+        return verdict == 1
 
     def valid(self, x: npt.ArrayLike) -> bool:
         """Whether planned-joint values ``x`` are free by the clearance.
@@ -287,7 +318,7 @@ class StateChecker:
         q = self.full(x)
         if self.always is not None or not np.isfinite(q).all():
             return False
-        return self._state_free(q)
+        return self._free(q, q)
 
     def first_contact(self, x: npt.ArrayLike) -> Contact | None:
         """The pair that makes ``x`` invalid (in contact, or nearer than the clearance), or ``None``.
@@ -321,47 +352,7 @@ class StateChecker:
         q0, q1 = self.full(x0), self.full(x1)
         if self.always is not None or not (np.isfinite(q0).all() and np.isfinite(q1).all()):
             return False
-        broad = self._broad(q0, q1)
-        if broad is None:
-            return False
-        steps, flags = broad
-        if steps == 0 or not flags.any():
-            return True
-        delta = (q1 - q0) / steps
-        rate, grow, clearance = self._rate, self._grow, self.clearance
-        covered = 0.0  # [0, covered] (in steps) is known free
-        budget = MAX_EXACT
-        for s in range(steps + 1):
-            end = min(s + 0.5, float(steps))
-            if covered >= end:
-                continue
-            if not flags[s]:
-                covered = end  # the broad phase clears [s - 1/2, s + 1/2], and covered >= s - 1/2
-                continue
-            # Conservative advancement from the frontier t to end: a pair whose spheres at t, grown by
-            # its approach until end, stay apart is free until end; each other pair is measured, and
-            # is free until its approach has used up its distance less the clearance.
-            t = covered
-            while t < end:
-                budget -= 1
-                if budget < 0:
-                    return False  # grazing: too near for too long to prove cheaply; refused (never unsafe)
-                np.multiply(rate, end - t, out=grow)
-                count = self._near(q0 + t * delta, grow)
-                if count == 0:
-                    t = end
-                    break
-                hit = self._hit[:count]
-                self.counts.exact += 1
-                distances = self._exact.distances(self._frames, hit)
-                if distances.min() < clearance:
-                    return False
-                rates = rate[hit]
-                with np.errstate(divide="ignore"):
-                    reach = np.where(rates > 0.0, (distances - clearance) / rates, np.inf)
-                t = min(end, t + float(reach.min()))
-            covered = end
-        return True
+        return self._free(q0, q1)
 
     def path_valid(self, path: npt.ArrayLike) -> bool:
         """Whether every edge of a path (rows of planned-joint values) is valid.
@@ -374,63 +365,3 @@ class StateChecker:
         """
         rows = np.asarray(path, dtype=float)
         return all(self.edge_valid(rows[i], rows[i + 1]) for i in range(rows.shape[0] - 1))
-
-
-class _ExactPairs:
-    """Hull distances of chosen part pairs, through coal (the geometry :class:`CollisionModel` measures)."""
-
-    def __init__(self, model: CollisionModel, pairs: npt.NDArray[np.intp]) -> None:
-        from bb_robot.collision.shapes import coal_module
-
-        coal = coal_module()
-        self._coal = coal
-        parts, obstacles = model.parts, model.obstacles
-        link_index = {name: i for i, name in enumerate(model.fk.link_names)}
-        self._pairs = pairs
-        self._parts = parts
-        self._frame = [link_index[p.frame or p.link] for p in parts]
-        self._local = [np.asarray(p.local, dtype=float) for p in parts]
-        self._functors: dict[int, Any] = {}
-        self._obstacle_transforms = []
-        for part in obstacles:
-            transform = coal.Transform3s()
-            transform.setTransform(np.ascontiguousarray(part.local[:3, :3]), np.ascontiguousarray(part.local[:3, 3]))
-            self._obstacle_transforms.append(transform)
-        self._obstacles = obstacles
-        self._part_transforms = [coal.Transform3s() for _ in parts]
-        self._request = coal.DistanceRequest()
-        self._result = coal.DistanceResult()
-
-    def _functor(self, k: int) -> Any:
-        functor = self._functors.get(k)
-        if functor is None:
-            i, j, obstacle = (int(v) for v in self._pairs[k])
-            other = self._obstacles[j] if obstacle else self._parts[j]
-            functor = self._coal.ComputeDistance(self._parts[i].hull, other.hull)
-            self._functors[k] = functor
-        return functor
-
-    def _placed(self, frames: Matrix, part: int) -> Any:
-        pose = frames[self._frame[part]].reshape(4, 4) @ self._local[part]
-        transform = self._part_transforms[part]
-        transform.setTransform(np.ascontiguousarray(pose[:3, :3]), np.ascontiguousarray(pose[:3, 3]))
-        return transform
-
-    def distances(self, frames: Matrix, hits: npt.NDArray[np.intp]) -> Matrix:
-        """The hull distance of each pair of ``hits`` with the links at ``frames`` ``(links, 16)``."""
-        result = np.empty(hits.size)
-        placed: dict[int, Any] = {}
-        for index, k in enumerate(hits.tolist()):
-            i, j, obstacle = (int(v) for v in self._pairs[k])
-            first = placed.get(i)
-            if first is None:
-                first = placed[i] = self._placed(frames, i)
-            if obstacle:
-                second = self._obstacle_transforms[j]
-            else:
-                second = placed.get(j)
-                if second is None:
-                    second = placed[j] = self._placed(frames, j)
-            self._result.clear()
-            result[index] = self._functor(k)(first, second, self._request, self._result)
-        return result
