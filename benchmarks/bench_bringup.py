@@ -6,8 +6,11 @@
 Each repetition runs ``bb-robot up --duration 0`` (the bundled arm on the simulator, through ROS 2's
 launch system) as a user would, and notes when each stage line appears on its output, counted
 from the moment the command was started: robot_description published, driver active, first /tf
-received.  It also records how long the shutdown took.  Reported: median, minimum and maximum
-over the repetitions.  Goal: the driver active within 3 s (median).  Needs scripts/setup with the
+received, move_group ready (the move_group node can plan).  It also records how long the shutdown
+took.  Each repetition also starts ``bb-robot up --duration 0 --no-planning`` (no move_group node),
+alternating, so the time the node adds to "driver active" is measured on the same host at the
+same time.  Reported: median, minimum and maximum over the repetitions.  Goal: the driver active
+within 3 s (median, with the move_group node).  Needs scripts/setup with the
 launch archives (``bb-robot up`` says so otherwise).  ``bb-robot`` of this checkout is run
 (``python -m bb_robot.cli`` from the repository root); the launch and the nodes are the installed
 package (scripts/install_package).
@@ -30,17 +33,18 @@ STAGES = (
     ("robot_description published", "robot_description"),
     ("driver active", "driver active"),
     ("first /tf received", "first /tf"),
+    ("move_group ready", "move_group ready"),
 )
 GOAL_ACTIVE = 3.0
 
 
-def one_start() -> dict[str, float]:
-    """One ``bb-robot up --duration 0``: seconds from the command's start to each stage line, and
-    to its exit."""
+def one_start(planning: bool = True) -> dict[str, float]:
+    """One ``bb-robot up --duration 0`` (``--no-planning`` unless ``planning``): seconds from the
+    command's start to each stage line, and to its exit."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     start = time.perf_counter()
     process = subprocess.Popen(
-        [sys.executable, "-m", "bb_robot.cli", "up", "--duration", "0"],
+        [sys.executable, "-m", "bb_robot.cli", "up", "--duration", "0", *([] if planning else ["--no-planning"])],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -60,12 +64,13 @@ def one_start() -> dict[str, float]:
             times["shutdown from"] = now
     status = process.wait()
     times["exit"] = time.perf_counter() - start
-    if status != 0 or len([s for _, s in STAGES if s in times]) != len(STAGES):
+    wanted = [s for _, s in STAGES if planning or s != "move_group ready"]
+    if status != 0 or any(s not in times for s in wanted):
         raise SystemExit(f"bb-robot up failed (exit {status}):\n{''.join(output)}")
     return times
 
 
-def report(runs: list[dict[str, float]], load_start: str, quick: bool) -> str:
+def report(runs: list[dict[str, float]], bare: list[dict[str, float]], load_start: str, quick: bool) -> str:
     rows = []
     for _, stage in STAGES:
         samples = [run[stage] for run in runs]
@@ -79,7 +84,18 @@ def report(runs: list[dict[str, float]], load_start: str, quick: bool) -> str:
             f"{max(shutdown):.2f} s",
         )
     )
+    for stage in ("driver active", "exit"):
+        samples = [run[stage] for run in bare]
+        rows.append(
+            (
+                f"{stage} without move_group (`--no-planning`)",
+                f"{_common.median(samples):.2f} s",
+                f"{min(samples):.2f} s",
+                f"{max(samples):.2f} s",
+            )
+        )
     active = _common.median([run["driver active"] for run in runs])
+    added = active - _common.median([run["driver active"] for run in bare])
     verdict = "met" if active <= GOAL_ACTIVE else "not met"
     lines = [
         "## Bringup: `bb-robot up` to a running system (`benchmarks/bench_bringup.py`)",
@@ -94,6 +110,10 @@ def report(runs: list[dict[str, float]], load_start: str, quick: bool) -> str:
         "discovery) to the line it prints for the stage.",
         "",
         f"**Goal — driver active within {GOAL_ACTIVE:g} s: {verdict}** (median {active:.2f} s).",
+        "",
+        f"The move_group node (started by default) adds {added:+.2f} s to the median time to driver active "
+        "(the same stage without it, `--no-planning`, rows below: one more Python process starting beside the "
+        "driver on the same cores).",
         "",
         _common.markdown_table(("stage", "median", "min", "max"), rows),
         "",
@@ -112,12 +132,15 @@ def main() -> int:
     os.environ.setdefault("ROS_DOMAIN_ID", str(random.SystemRandom().randint(0, 101)))
     os.environ.setdefault("ROS_AUTOMATIC_DISCOVERY_RANGE", "LOCALHOST")
     load_start = _common.load_average()
-    runs = []
+    runs: list[dict[str, float]] = []
+    bare: list[dict[str, float]] = []
     for index in range(repeat):
-        run = one_start()
-        runs.append(run)
-        print(f"[{index + 1}/{repeat}] " + ", ".join(f"{k} {v:.2f} s" for k, v in run.items()), flush=True)
-    text = report(runs, load_start, options.quick)
+        for planning, into in ((True, runs), (False, bare)) if index % 2 == 0 else ((False, bare), (True, runs)):
+            run = one_start(planning)
+            into.append(run)
+            label = "" if planning else " --no-planning"
+            print(f"[{index + 1}/{repeat}{label}] " + ", ".join(f"{k} {v:.2f} s" for k, v in run.items()), flush=True)
+    text = report(runs, bare, load_start, options.quick)
     print()
     print(text)
     if not options.no_docs:

@@ -15,12 +15,15 @@ default ``bb_arm.yaml``), ``backend`` (empty: the parameter file's, else ``sim``
 ``gz`` exists) and ``robots`` (``,``-separated namespaces; empty: the robots the parameter file
 has sections for, e.g. ``/left/description`` and ``/right/description``, else one robot) and
 ``respawn`` (``true``: a description node or driver that ends is started again after a second;
-the driver then comes back disarmed, see ``docs/safety.md``).
+the driver then comes back disarmed, see ``docs/safety.md``) and ``planning`` (default ``true``:
+a ``move_group`` node per robot; ``false`` leaves it out).
 
-Each robot is a description node and a driver (``autostart``: it configures and activates itself)
-in the robot's namespace. See ``docs/bringup.md``.
+Each robot is a description node, a driver (``autostart``: it configures and activates itself) and
+a move_group node (MoveIt's actions and services, ``docs/nodes/move_group.md``) in the robot's
+namespace. See ``docs/bringup.md``.
 """
 
+import importlib.util
 import os
 import shutil
 
@@ -55,6 +58,7 @@ ARGUMENTS = (
     ("view_port", "8765", "view: the Foxglove server's port (0: any free port)"),
     ("record", "", "an MCAP file the view node records the robot's topics to (it must not exist yet)"),
     ("respawn", "false", "true: restart a description node or driver that ends (the driver comes back disarmed)"),
+    ("planning", "true", "true: a move_group node per robot: MoveIt's interface (docs/nodes/move_group.md)"),
 )
 
 TRUE = ("true", "1", "yes", "on")
@@ -124,7 +128,41 @@ def _robot_nodes(context, config, robots):
                 **respawn,
             )
         )
+        nodes.extend(_move_group(context, config, namespace, description, respawn))
     return nodes
+
+
+def _move_group(context, config, namespace, description, respawn):
+    """The move_group node of one robot when planning:=true: it takes the robot from the description
+    node's robot_description (as the driver does), the obstacles and limits from the driver's file."""
+    if LaunchConfiguration("planning").perform(context).lower() not in TRUE:
+        return []
+    if importlib.util.find_spec("moveit_msgs") is None:
+        return [
+            LogInfo(
+                msg="planning:=true but moveit_msgs is not importable (scripts/setup builds it from "
+                "../shared/third_party/ros2/moveit; a ROS install has ros-<distro>-moveit-msgs): no move_group node"
+            )
+        ]
+    read = read_config(config)
+    parameters = {"use_sim_time": description["use_sim_time"], "planning.joint_limits_file": config}
+    if read.collision_world:
+        parameters["collision.world"] = read.collision_world
+    if read.servo_tip:
+        parameters["planning.tip"] = read.servo_tip
+    if "model_dirs" in description:
+        parameters["model_dirs"] = description["model_dirs"]
+    return [
+        Node(
+            package=PACKAGE,
+            executable="move_group",
+            name="move_group",
+            namespace=namespace,
+            parameters=[parameters],
+            output="screen",
+            **respawn,
+        )
+    ]
 
 
 def _rviz(context):

@@ -2,7 +2,7 @@
 
 Runs ``launch/bringup.launch.py`` through launch's ``LaunchService`` in a child process
 (:mod:`bb_robot.cli.up_process`), shows the stages as the system comes up (robot_description
-published → driver configured → active → first /tf → armed) with their times, then a live view of the
+published → driver configured → active → first /tf → armed → move_group ready) with their times, then a live view of the
 joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
 that moves every joint through half its range; ``--demo-cartesian`` moves the tool along a circle
@@ -63,6 +63,9 @@ _DRIVER_FAILED = {
     "driver configured": "autostart: configure failed",
     "driver active": "autostart: activate failed",
 }
+#: The move_group node's line once it can plan (its logger name, then this), and the line saying it cannot.
+_PLANNING_READY = re.compile(r"\]: planning for robot '([^']*)' ready in ([0-9.]+) s; groups: (.*)$", re.MULTILINE)
+_PLANNING_FAILED = ("cannot plan for robot_description", "process has died")
 #: Fast DDS profile in bb_robot's config/ for quick discovery at start-up.
 DISCOVERY_PROFILE = "fastdds_discovery.xml"
 #: GoalStatus.STATUS_SUCCEEDED.
@@ -72,8 +75,9 @@ SUCCEEDED = 4
 def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = commands.add_parser(
         "up",
-        help="bring a robot up (description node + driver, with ROS 2 launch), watch it, run a demo",
-        description="Start launch/bringup.launch.py (the description node and the driver) through ROS 2's "
+        help="bring a robot up (description node, driver, move_group, with ROS 2 launch), watch it, run a demo",
+        description="Start launch/bringup.launch.py (the description node, the driver, the move_group node) "
+        "through ROS 2's "
         "launch system, show the stages as the system comes up, then a live view of the joints. "
         "Ctrl-C or SIGTERM shuts everything down.",
     )
@@ -113,6 +117,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="arm the driver, move the servo's chain to a ready pose, then draw a 5 cm circle with the tool "
         "through ~/pose_commands; succeeds when the tool stays within 2 mm of it (exit as --demo)",
+    )
+    parser.add_argument(
+        "--no-planning",
+        action="store_true",
+        help="leave out the move_group node (MoveIt's interface on bb_robot's planner; docs/nodes/move_group.md)",
     )
     parser.add_argument(
         "--respawn",
@@ -254,7 +263,49 @@ def _bring_up(run: _Run, timeout: float, arm: bool, view: bool) -> bool:
     """Wait for each stage of every robot, and for the view node when ``view``; False when stopped by a signal."""
     if not all(_bring_up_robot(run, namespace, timeout, arm) for namespace in run.plan.robots):
         return False
+    if run.plan.launch_arguments.get("planning") == "true" and not all(
+        _planning_stage(run, namespace, timeout) for namespace in run.plan.robots
+    ):
+        return False
     return not view or _view_stage(run, timeout)
+
+
+def _planning_stage(run: _Run, namespace: str, timeout: float) -> bool:
+    """Wait until the move_group node of the robot in ``namespace`` says it can plan (it has read
+    robot_description and set up the scene); False when stopped by a signal."""
+    logger = ".".join([*namespace.split("/"), "move_group"]) if namespace else "move_group"
+    label = f"/{namespace} " if namespace else ""
+
+    def ready() -> re.Match[str] | None:
+        return next((m for m in _PLANNING_READY.finditer(run.process.log()) if f"[{logger}" in _line(m)), None)
+
+    def failed() -> str | None:
+        lines = [line for line in run.process.log().splitlines() if f"[{logger}" in line or "[move_group-" in line]
+        bad = next((line for line in lines if any(text in line for text in _PLANNING_FAILED)), None)
+        return f"the move_group node {label.strip() or '/'} cannot plan: {bad.strip()}" if bad else None
+
+    if not _stage(
+        run,
+        lambda: ready() is not None,
+        timeout,
+        "move_group ready",
+        lambda: (
+            f"the move_group node {label}did not say it can plan after {timeout:g} s "
+            "(bb-robot up --no-planning leaves it out)"
+        ),
+        failed,
+    ):
+        return False
+    found = ready()
+    assert found is not None
+    run.say(f"{label}move_group ready: groups {found.group(3).strip()} (its set-up {float(found.group(2)):.2f} s)")
+    return True
+
+
+def _line(match: re.Match[str]) -> str:
+    """The whole output line a match is in."""
+    text = match.string
+    return text[text.rfind("\n", 0, match.start()) + 1 : match.end()]
 
 
 def _view_stage(run: _Run, timeout: float) -> bool:
@@ -503,6 +554,7 @@ def run(args: argparse.Namespace) -> int:
     _add_view(plan.launch_arguments, args)
     if args.respawn:
         plan.launch_arguments["respawn"] = "true"
+    plan.launch_arguments["planning"] = "false" if args.no_planning or not _moveit_msgs() else "true"
     stop = threading.Event()
     start = time.monotonic()
     with _signals_to(stop):
@@ -532,6 +584,14 @@ def run(args: argparse.Namespace) -> int:
                 common.warn(f"had to end processes the launch left running: {left}")
             run_.say(f"stopped; launch output in {process.log_path}")
     return code
+
+
+def _moveit_msgs() -> bool:
+    """Whether moveit_msgs imports (scripts/setup builds it); without it, up runs without move_group."""
+    if importlib.util.find_spec("moveit_msgs") is not None:
+        return True
+    common.warn("moveit_msgs is not built (scripts/setup builds it): starting without the move_group node")
+    return False
 
 
 def _add_view(arguments: dict[str, str], args: argparse.Namespace) -> None:
