@@ -108,10 +108,33 @@ class PlanResult:
         return self.planning_seconds + self.simplifying_seconds + self.timing_seconds
 
 
-def default_joints(robot: Robot) -> tuple[str, ...]:
-    """The joints planned by default: the movable, non-mimic joints of the robot's serial chain.
+def default_tip(robot: Robot) -> str:
+    """The link the planned chain runs to by default: as ``bb-robot show``, ``ik`` and the servo choose it.
 
-    Where the robot is not one chain (branches without a ``tip``), every movable non-mimic joint.
+    The deepest leaf hung on a fixed joint (a tool or TCP frame) wins; a robot without one gives
+    its deepest leaf; ties go to the first in tree order.  A gripper's fingers (leaves on moving
+    joints) are not chosen where a tool frame exists.
+
+    Args:
+        robot: the model.
+
+    Returns:
+        The link's name.
+    """
+    leaves = robot.leaf_links()
+    tools = [
+        link
+        for link in leaves
+        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
+    ]
+    return max(tools or leaves, key=lambda link: robot.topology.depth[link])
+
+
+def default_joints(robot: Robot) -> tuple[str, ...]:
+    """The joints planned by default: the movable, non-mimic joints of the chain to :func:`default_tip`.
+
+    The joints of other branches (a gripper's fingers) are not planned: they keep their start
+    values.  Where that chain cannot be built (a mimic joint in it), every movable non-mimic joint.
 
     Args:
         robot: the model.
@@ -123,7 +146,7 @@ def default_joints(robot: Robot) -> tuple[str, ...]:
 
     coordinates = ForwardKinematics(robot).joint_names
     try:
-        chain = SerialManipulator.from_robot(robot, strict=False)
+        chain = SerialManipulator.from_robot(robot, default_tip(robot), strict=False)
     except BbRobotError:
         return coordinates
     return tuple(j for j in chain.joint_names if j in coordinates)
@@ -195,7 +218,9 @@ def plan(
         goal: a :class:`~bb_robot.planning.goals.JointGoal`, a mapping of joint values, or a
             :class:`~bb_robot.planning.goals.PoseGoal`.
         seed: seeds every random draw: the same seed gives the same path.
-        timeout: seconds; only a limit (the search is bounded by ``max_iterations``).
+        timeout: seconds; only a limit (the search is bounded by ``max_iterations``), counted from the
+            checker's construction (the sphere model of a robot part is built once per process: about
+            1 s for a 7-joint arm's meshes, not counted).
         velocity_scale: a factor on the velocity limits in [0, 1] (0 means 1).
         acceleration_scale: a factor on the acceleration (and jerk) limits in [0, 1] (0 means 1).
         clearance: the least distance kept between checked pairs (m, ≥ 0).
@@ -226,6 +251,8 @@ def plan(
     if not planned:
         raise InvalidRequest(f"no joint to plan: robot '{robot.name}' has no movable joint in the chosen set")
     checker = StateChecker(model, planned, full_start, clearance)
+    # the timeout bounds the search, not the sphere model built once per robot part and process
+    prepared = time.perf_counter()
     lower, upper = joint_bounds(robot, planned)
     x_start = full_start[checker.active]
     for name, value, low, high in zip(planned, x_start, lower, upper, strict=True):
@@ -248,7 +275,7 @@ def plan(
         raise
     except PlanningError as error:
         return _failure(error, planned, full_start, began, clearance=checker.clearance)
-    deadline = began + float(timeout)
+    deadline = prepared + float(timeout)
     if path_constraints is not None:
         return _constrained(
             checker, x_start, goals, path_constraints, lower, upper, seed, timeout, max_iterations, began,

@@ -16,8 +16,9 @@ is the sphere of the whole part: the hierarchical cull's first test.  A cylinder
 first replaced by a prism around it (a polygon circumscribing its circle), a sphere is itself.
 
 A piece is cut again while its sphere reaches more than :data:`TOLERANCE` beyond half the piece's
-second-longest extent (the radius a sphere of that piece needs at least, across), down to
-:data:`MAX_DEPTH` levels.
+thinnest extent (how far the sphere bulges past a flat piece: a disc's single sphere bulged 3 cm
+past the UR5's force sensor), down to :data:`MAX_DEPTH` levels.  The spheres only cull: where they
+cannot tell, the exact stage measures the hulls (:mod:`bb_robot.planning._plan_numba`).
 
 Obstacles are not made of spheres: they are checked as primitives (box, sphere, cylinder, the
 floor's half-space), and any other shape (a mesh, a cone) as the box around its points in its own
@@ -44,7 +45,7 @@ from bb_robot.model.transforms import Matrix
 #: A piece is cut again while its sphere reaches this far (m) beyond what its width needs.
 TOLERANCE = 0.005
 #: At most this many levels of cuts (2**MAX_DEPTH leaves per part).
-MAX_DEPTH = 7
+MAX_DEPTH = 6
 #: Sides of the polygon circumscribing a cylinder's or a cone's circle.
 POLYGON_SIDES = 12
 #: The same for the exact stage's hulls (:func:`part_hull`).

@@ -96,6 +96,8 @@ class IndependentCheck:
         allowed = _allowed(data)
         robot_objects = len(links)
         for entry in data["world"]["collision_objects"]:
+            # MoveIt's CollisionObject: each primitive's pose is relative to the object's own pose
+            placed = _se3(pin, entry["pose"]) if entry.get("pose") else pin.SE3.Identity()
             for primitive, pose in zip(entry["primitives"], entry["primitive_poses"], strict=True):
                 dims, kind = primitive["dimensions"], str(primitive["type"]).lower()
                 shape: Any
@@ -105,8 +107,7 @@ class IndependentCheck:
                     shape = coal.Cylinder(dims[1], dims[0])
                 else:
                     shape = coal.Sphere(dims[0])
-                x, y, z, w = pose["orientation"]
-                placement = pin.SE3(pin.Quaternion(w, x, y, z).normalized().matrix(), np.array(pose["position"], float))
+                placement = placed * _se3(pin, pose)
                 self.geometry.addGeometryObject(pin.GeometryObject(f"obstacle/{entry['id']}", 0, 0, placement, shape))
                 links.append(entry["id"])
         disabled = {tuple(sorted(p)) for p in read_srdf(srdf, None).disabled}
@@ -123,23 +124,50 @@ class IndependentCheck:
         self.geometry_data = pin.GeometryData(self.geometry)
 
     def contacts(self, names: tuple[str, ...], path: np.ndarray, step: float = 0.01) -> list[tuple[int, str, str]]:
-        """The contacts along ``path`` (rows: ``names``' values), checked so no joint moves more than ``step``."""
+        """The contacts along ``path`` (rows: ``names``' values), checked so no joint moves more than ``step``.
+
+        Returns:
+            ``(check number, link, link)`` for each configuration in contact (its first pair).
+        """
         pin = self.pin
         found = []
         index = [self.model.joints[self.model.getJointId(n)].idx_q for n in names]
         q = pin.neutral(self.model)
-        for row in _dense(path, step):
+        for number, row in enumerate(_dense(path, step)):
             q[index] = row
             if pin.computeCollisions(self.model, self.data, self.geometry, self.geometry_data, q, True):
                 for k, result in enumerate(self.geometry_data.collisionResults):
                     if result.isCollision():
                         pair = self.geometry.collisionPairs[k]
-                        found.append((len(found), self.links[pair.first], self.links[pair.second]))
+                        found.append((number, self.links[pair.first], self.links[pair.second]))
                         break
         return found
 
 
+def _se3(pin: Any, pose: dict[str, Any]) -> Any:
+    """A scene YAML pose (MBM's lists ``[x, y, z]`` / ``[x, y, z, w]``, or message fields) as a Pinocchio SE3."""
+    position, orientation = pose["position"], pose["orientation"]
+    if isinstance(position, dict):
+        position = [position.get(k, 0.0) for k in ("x", "y", "z")]
+    if isinstance(orientation, dict):
+        orientation = [orientation.get(k, 0.0) for k in ("x", "y", "z")] + [orientation.get("w", 1.0)]
+    x, y, z, w = (float(v) for v in orientation)
+    return pin.SE3(pin.Quaternion(w, x, y, z).normalized().matrix(), np.array(position, dtype=float))
+
+
 def _dense(path: np.ndarray, step: float) -> np.ndarray:
+    """The configurations of ``path`` to check: no joint moves more than ``step`` between two of them.
+
+    Rows nearer than ``step`` to the last one kept are skipped (a timed trajectory's 2 ms samples),
+    and segments longer than ``step`` are cut into equal steps.
+    """
+    kept = [path[0]]
+    for row in path[1:-1]:
+        if np.abs(row - kept[-1]).max() >= step:
+            kept.append(row)
+    if path.shape[0] > 1:
+        kept.append(path[-1])
+    path = np.array(kept)
     rows = [path[0]]
     for a, b in zip(path[:-1], path[1:], strict=True):
         count = max(1, int(np.ceil(np.abs(b - a).max() / step)))

@@ -20,7 +20,7 @@ from bb_robot.model.geometry import Box
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.planning.errors import GoalInCollision, InvalidRequest, NoIkSolution, StartInCollision
 from bb_robot.planning.goals import PoseGoal
-from bb_robot.planning.plan import plan
+from bb_robot.planning.plan import default_joints, default_tip, plan
 from bb_robot.planning.rrt import Tree, rrt_connect
 from bb_robot.planning.shortcut import drop_vertices, merge_collinear, path_length, simplify
 from bb_robot.planning.validity import MIN_CLEARANCE, StateChecker
@@ -208,3 +208,12 @@ def test_an_unreachable_pose_has_no_ik_solution(scene: Scene) -> None:
     assert isinstance(result.error, NoIkSolution)
     with pytest.raises(InvalidRequest, match="has no link 'hand'"):
         plan(scene, START, PoseGoal("hand", pose), joints=ARM)
+
+
+def test_the_default_planned_joints_are_the_arms_chain_not_a_finger() -> None:
+    """As `bb-robot ik` and the servo choose it: the chain to the tool frame; the finger keeps its start."""
+    robot = load_file(str(BUNDLED_ARM)).robot
+    assert default_tip(robot) == "tcp"
+    assert default_joints(robot) == ARM
+    result = plan(arm_scene(), START, GOAL, seed=0)
+    assert result.success and result.joints == ARM
