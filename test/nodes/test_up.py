@@ -161,6 +161,19 @@ def test_a_stage_that_does_not_complete_is_named(tmp_path: Path) -> None:
     assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
 
 
+def test_a_robot_move_group_cannot_plan_for_still_comes_up(tmp_path: Path) -> None:
+    """The gripper alone has no chain to plan along: the move_group node says so, up warns and the
+    rest comes up (the node is an extra, not a stage that fails the bringup)."""
+    require_launch()
+    run = Launched(up_command("--config", "bb_gripper.yaml", "--duration", "0"), tmp_path / "up.log")
+    status = run.wait(180)
+    output = run.log()
+    assert status == 0, output
+    assert "move_group cannot plan for this robot" in output and "has no movable joint" in output, output
+    assert "driver active" in output
+    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
