@@ -80,7 +80,7 @@ def _warm_placement() -> None:
 
 
 def _warm_plan() -> None:
-    edge_kernel()  # both functions compiled (or loaded) at import: one signature each
+    edge_kernel()  # edge_free compiled (or loaded) at import: its one signature
 
 
 #: Every module of numba kernels, in the order they depend on each other.
