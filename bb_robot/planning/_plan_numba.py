@@ -51,7 +51,7 @@ _RI2 = numba.types.Array(numba.intp, 2, "C", readonly=True)
 _W1 = numba.float64[::1]
 SIGNATURE = numba.intp(
     _R1, _W1, _W1, _W1, numba.float64, numba.float64, _R2, _R1, _RI2, _RI1, _RI1, _RI1, _R3, _R2, _R2, _RI2, _R2,
-    _R2, _RI1, _R1, numba.intp, numba.intp[::1],
+    _R2, _RI1, _R1, _RI1, _RI1, numba.float64[:, ::1], numba.intp, numba.intp[::1],
 )  # fmt: skip
 #: Iterations of GJK at most (it converges in far fewer on hulls of a few hundred vertices).
 _GJK_ITERATIONS = 64
@@ -174,20 +174,42 @@ def _trees_meet(
 @numba.njit(inline="always", boundscheck=False)
 def _part_support(
     frames: np.ndarray, frame: int, hull_vertex: np.ndarray, first: int, last: int, margin: float,
+    adjacency_start: np.ndarray, adjacency: np.ndarray, hints: np.ndarray, part: int,
     dx: float, dy: float, dz: float, out: np.ndarray,
 ) -> None:  # fmt: skip
-    """The point of a placed robot part farthest along ``(dx, dy, dz)`` (root frame), into ``out``."""
+    """The point of a placed robot part farthest along ``(dx, dy, dz)`` (root frame), into ``out``.
+
+    Along the hull's edges from the part's last answer (``hints``) while a neighbour is farther: on
+    a convex polytope the vertex no neighbour improves on is the farthest; without edges, every
+    vertex is scanned.
+    """
     f = frames[frame]
     lx = f[0] * dx + f[4] * dy + f[8] * dz
     ly = f[1] * dx + f[5] * dy + f[9] * dz
     lz = f[2] * dx + f[6] * dy + f[10] * dz
     best = first
-    top = -math.inf
-    for v in range(first, last):
-        s = lx * hull_vertex[v, 0] + ly * hull_vertex[v, 1] + lz * hull_vertex[v, 2]
-        if s > top:
-            top = s
-            best = v
+    if adjacency_start[first] == adjacency_start[last]:
+        top = -math.inf
+        for v in range(first, last):
+            s = lx * hull_vertex[v, 0] + ly * hull_vertex[v, 1] + lz * hull_vertex[v, 2]
+            if s > top:
+                top = s
+                best = v
+    else:
+        best = hints[part] if first <= hints[part] < last else first
+        top = lx * hull_vertex[best, 0] + ly * hull_vertex[best, 1] + lz * hull_vertex[best, 2]
+        for _ in range(last - first):
+            step = best
+            for e in range(adjacency_start[best], adjacency_start[best + 1]):
+                u = adjacency[e]
+                s = lx * hull_vertex[u, 0] + ly * hull_vertex[u, 1] + lz * hull_vertex[u, 2]
+                if s > top:
+                    top = s
+                    step = u
+            if step == best:
+                break
+            best = step
+        hints[part] = best
     _place(frames, frame, hull_vertex[best], out)
     if margin > 0.0:
         norm = math.sqrt(dx * dx + dy * dy + dz * dz)
@@ -350,6 +372,9 @@ def _gjk(
     hull_vertex: np.ndarray,
     hull_start: np.ndarray,
     hull_margin: np.ndarray,
+    adjacency_start: np.ndarray,
+    adjacency: np.ndarray,
+    hints: np.ndarray,
     obstacle_kind: np.ndarray,
     obstacle_pose: np.ndarray,
     obstacle_dims: np.ndarray,
@@ -360,20 +385,23 @@ def _gjk(
     scratch: np.ndarray,
     g: np.ndarray,
     index: np.ndarray,
+    start: np.ndarray,
 ) -> None:
     """A lower and an upper bound of the distance between a robot part and an obstacle or another part.
 
     Stops as soon as the lower bound reaches ``enough`` or the upper bound falls below ``contact``.
     ``bounds`` is written: (lower, upper).  A lower bound ≤ 0 means the two may touch.  ``points``
     ``(7, 3)``, ``scratch`` ``(3, 3)``, ``g`` ``(4, 3)`` and ``index`` ``(4,)`` are scratch.
+    ``start`` ``(3,)``: the direction to begin with (the pair's last one: at a nearby configuration
+    its first lower bound often suffices), written with the last one.
     """
     fa = part_frame[part]
     if obstacle and obstacle_kind[other] == _HALFSPACE:
         dims = obstacle_dims[other]
         sa = points[4]
         _part_support(
-            frames, fa, hull_vertex, hull_start[part], hull_start[part + 1], hull_margin[part],
-            -dims[0], -dims[1], -dims[2], sa,
+            frames, fa, hull_vertex, hull_start[part], hull_start[part + 1], hull_margin[part], adjacency_start,
+            adjacency, hints, part, -dims[0], -dims[1], -dims[2], sa,
         )  # fmt: skip
         gap = dims[0] * sa[0] + dims[1] * sa[1] + dims[2] * sa[2] - dims[3]
         bounds[0] = gap
@@ -391,24 +419,33 @@ def _gjk(
         fb = part_frame[other]
         first_b, last_b, margin_b = hull_start[other], hull_start[other + 1], hull_margin[other]
     n = 0
-    dx, dy, dz = 1.0, 0.0, 0.0
+    dx, dy, dz = start[0], start[1], start[2]
+    if dx * dx + dy * dy + dz * dz <= 1e-24:
+        dx, dy, dz = 1.0, 0.0, 0.0
     lower = -math.inf
     upper = math.inf
     for _ in range(_GJK_ITERATIONS):
         # w = support of A − B along -d: s_A(-d) − s_B(d)
-        _part_support(frames, fa, hull_vertex, first_a, last_a, margin_a, -dx, -dy, -dz, sa)
+        _part_support(
+            frames, fa, hull_vertex, first_a, last_a, margin_a, adjacency_start, adjacency, hints, part, -dx, -dy,
+            -dz, sa,
+        )  # fmt: skip
         if obstacle:
             _obstacle_support(obstacle_kind[other], obstacle_pose[other], obstacle_dims[other], dx, dy, dz, sb)
         else:
-            _part_support(frames, fb, hull_vertex, first_b, last_b, margin_b, dx, dy, dz, sb)
+            _part_support(
+                frames, fb, hull_vertex, first_b, last_b, margin_b, adjacency_start, adjacency, hints, other, dx, dy,
+                dz, sb,
+            )  # fmt: skip
         wx, wy, wz = sa[0] - sb[0], sa[1] - sb[1], sa[2] - sb[2]
+        # any direction d bounds the distance from below: no point of A − B is nearer than d·w/|d|
+        norm = math.sqrt(dx * dx + dy * dy + dz * dz)
+        bound = (dx * wx + dy * wy + dz * wz) / norm
+        if bound > lower:
+            lower = bound
+        if lower >= enough or (n > 0 and upper - lower <= 1e-9 + 1e-7 * upper):
+            break
         if n > 0:
-            norm = math.sqrt(dx * dx + dy * dy + dz * dz)
-            bound = (dx * wx + dy * wy + dz * wz) / norm
-            if bound > lower:
-                lower = bound
-            if lower >= enough or upper - lower <= 1e-9 + 1e-7 * upper:
-                break
             repeated = False
             for i in range(n):
                 if points[i, 0] == wx and points[i, 1] == wy and points[i, 2] == wz:
@@ -427,6 +464,10 @@ def _gjk(
             break
         if upper < contact:
             break
+    if dx * dx + dy * dy + dz * dz > 1e-24:
+        start[0] = dx
+        start[1] = dy
+        start[2] = dz
     bounds[0] = lower
     bounds[1] = upper
 
@@ -450,6 +491,9 @@ def _prove(
     hull_vertex: np.ndarray,
     hull_start: np.ndarray,
     hull_margin: np.ndarray,
+    adjacency_start: np.ndarray,
+    adjacency: np.ndarray,
+    hints: np.ndarray,
     roots: np.ndarray,
     stack1: np.ndarray,
     stack2: np.ndarray,
@@ -458,6 +502,7 @@ def _prove(
     gjk_scratch: np.ndarray,
     gjk_g: np.ndarray,
     gjk_index: np.ndarray,
+    directions: np.ndarray,
     info: np.ndarray,
 ) -> int:
     """Whether every pair keeps ``clearance + approach[k] · h`` at the placed ``frames``.
@@ -503,8 +548,9 @@ def _prove(
             continue
         info[1] += 1
         _gjk(
-            frames, a, b, obstacle, part_frame, hull_vertex, hull_start, hull_margin, obstacle_kind, obstacle_pose,
-            obstacle_dims, need, clearance, bounds, gjk_points, gjk_scratch, gjk_g, gjk_index,
+            frames, a, b, obstacle, part_frame, hull_vertex, hull_start, hull_margin, adjacency_start, adjacency,
+            hints, obstacle_kind, obstacle_pose,
+            obstacle_dims, need, clearance, bounds, gjk_points, gjk_scratch, gjk_g, gjk_index, directions[k],
         )  # fmt: skip
         if bounds[0] >= need:
             continue
@@ -563,6 +609,9 @@ def edge_free(
     hull_vertex: np.ndarray,
     hull_start: np.ndarray,
     hull_margin: np.ndarray,
+    adjacency_start: np.ndarray,
+    adjacency: np.ndarray,
+    directions: np.ndarray,
     budget: int,
     info: np.ndarray,
 ) -> int:  # pragma: no cover - compiled; its verdicts are tested in test/planning/test_plan.py
@@ -580,6 +629,9 @@ def edge_free(
         hull_vertex: ``(vertices, 3)`` every robot part's hull vertices in its link frame.
         hull_start: ``(parts + 1,)`` where each part's vertices begin (and the end).
         hull_margin: ``(parts,)`` a radius around the vertices (a sphere part: its centre and radius).
+        adjacency_start, adjacency: the hulls' edges (:class:`bb_robot.planning.spheres.PackedSpheres`).
+        directions: ``(pairs, 3)`` each pair's last GJK direction (written; zeros at first): where
+            to begin the next time (only speed depends on it, never the verdict's soundness).
         budget: configurations evaluated at most; past it the segment is refused.
         info: ``(3,)`` written: configurations evaluated, exact distance queries, the pair in
             contact (-1: none).
@@ -617,6 +669,7 @@ def edge_free(
     gjk_scratch = np.empty((3, 3))
     gjk_g = np.empty((4, 3))
     gjk_index = np.empty(4, dtype=np.intp)
+    hints = np.full(part_root.shape[0], -1, dtype=np.intp)
     low = np.empty(_DEPTH)
     high = np.empty(_DEPTH)
     single = largest <= 0.0
@@ -641,7 +694,8 @@ def edge_free(
             status = _prove(
                 frames, h, approach, clearance, node_center, node_radius, node_child, part_root, part_frame,
                 obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, hull_vertex, hull_start,
-                hull_margin, roots, stack1, stack2, bounds, gjk_points, gjk_scratch, gjk_g, gjk_index, info,
+                hull_margin, adjacency_start, adjacency, hints, roots, stack1, stack2, bounds, gjk_points, gjk_scratch,
+                gjk_g, gjk_index, directions, info,
             )  # fmt: skip
             if status == 0:
                 return 0

@@ -242,7 +242,7 @@ def shape_points(shape: Any, sides: int = POLYGON_SIDES) -> Matrix | None:
 _TREES: OrderedDict[int, tuple[Any, SphereTree]] = OrderedDict()
 _TREES_KEPT = 512
 #: Hull vertices by shape (:func:`part_hull`), kept the same way.
-_HULLS: OrderedDict[int, tuple[Any, Matrix, float]] = OrderedDict()
+_HULLS: OrderedDict[int, tuple[Any, Matrix, float, npt.NDArray[np.intp] | None]] = OrderedDict()
 #: A hull with more vertices is measured through this many of them, grown to hold the others.
 HULL_VERTICES = 400
 
@@ -285,19 +285,22 @@ def part_tree(part: Part) -> SphereTree:
     return shape_tree(part.hull).moved(part.local)
 
 
-def part_hull(part: Part) -> tuple[Matrix, float]:
+def part_hull(part: Part) -> tuple[Matrix, float, npt.NDArray[np.intp] | None]:
     """A robot part as the exact stage measures it: points in its link frame, and a radius around them.
 
     A mesh: its convex hull's vertices; a box: its corners; a cylinder or a cone: a prism around it
     (:data:`HULL_SIDES` sides, at most 0.5 % wider); a sphere: its centre, with its radius.  A hull
     of more than :data:`HULL_VERTICES` vertices keeps that many (farthest-point order), with the
     radius that holds the others.  The convex hull of the points, grown by the radius, holds the part.
+    The hull's edges (qhull's, through coal) let the support function climb from vertex to vertex
+    instead of scanning them all: on a convex polytope a vertex no neighbour improves on is the
+    farthest along the direction.
 
     Args:
         part: a part of a :class:`CollisionModel`.
 
     Returns:
-        ``(points (n, 3), radius)``.
+        ``(points (n, 3), radius, edges (e, 2) or None)``; ``None``: scan every point (a few, or flat).
     """
     local = np.asarray(part.local, dtype=float)
     key = id(part.hull)
@@ -305,18 +308,21 @@ def part_hull(part: Part) -> tuple[Matrix, float]:
     if found is None or found[0] is not part.hull:
         points = shape_points(part.hull, HULL_SIDES)
         margin = 0.0
+        edges = None
         if points is not None and points.shape[0] > 8:
-            points = _hull(points)[0]  # the vertices alone: the support function scans them
+            points = _hull(points)[0]  # the vertices alone
             points, margin = _fewer(points, HULL_VERTICES)
+            if points.shape[0] > 16:
+                points, edges = _hull(points)
         elif points is None:
             margin = float(part.hull.radius)
             points = np.zeros((1, 3))
-        found = (part.hull, points, margin)
+        found = (part.hull, points, margin, edges)
         _HULLS[key] = found
         while len(_HULLS) > _TREES_KEPT:
             _HULLS.popitem(last=False)
-    _, points, margin = found
-    return points @ local[:3, :3].T + local[:3, 3], margin
+    _, points, margin, edges = found
+    return points @ local[:3, :3].T + local[:3, 3], margin, edges
 
 
 def _fewer(points: Matrix, count: int) -> tuple[Matrix, float]:
@@ -401,6 +407,9 @@ class PackedSpheres:
         hull_vertex: ``(vertices, 3)`` every robot part's :func:`part_hull` points, in its link frame.
         hull_start: ``(robot parts + 1,)`` where each part's points begin in ``hull_vertex`` (and the end).
         hull_margin: ``(robot parts,)`` each part's radius around its points.
+        hull_adjacency_start: ``(vertices + 1,)`` where each vertex's neighbours begin in ``hull_adjacency``
+            (a part whose vertices have none is scanned whole).
+        hull_adjacency: the neighbours (global vertex indices) along the hulls' edges.
         trees: each robot part's tree (for tests and reports).
     """
 
@@ -418,6 +427,8 @@ class PackedSpheres:
     hull_vertex: Matrix
     hull_start: npt.NDArray[np.intp]
     hull_margin: Matrix
+    hull_adjacency_start: npt.NDArray[np.intp]
+    hull_adjacency: npt.NDArray[np.intp]
     trees: tuple[SphereTree, ...]
 
     @property
@@ -519,7 +530,14 @@ def pack(model: CollisionModel, pairs: Sequence[tuple[int, int, bool]] | None = 
         dims.append(size)
     chosen = checked_part_pairs(model) if pairs is None else list(pairs)
     hulls = [part_hull(part) for part in model.parts]
-    starts = np.concatenate([[0], np.cumsum([points.shape[0] for points, _ in hulls])])
+    starts = np.concatenate([[0], np.cumsum([points.shape[0] for points, _, _ in hulls])]).astype(np.intp)
+    neighbours: list[list[int]] = [[] for _ in range(int(starts[-1]))]
+    for (_, _, edges), first in zip(hulls, starts[:-1], strict=True):
+        for a, b in (edges if edges is not None else np.zeros((0, 2), dtype=np.intp)).tolist():
+            neighbours[first + a].append(int(first + b))
+            neighbours[first + b].append(int(first + a))
+    adjacency_start = np.concatenate([[0], np.cumsum([len(n) for n in neighbours])]).astype(np.intp)
+    adjacency = np.array([v for n in neighbours for v in n], dtype=np.intp)
     return PackedSpheres(
         node_center=_readonly(np.vstack(centers) if centers else np.zeros((0, 3)), float),
         node_radius=_readonly(np.concatenate(radii) if radii else np.zeros(0), float),
@@ -540,8 +558,10 @@ def pack(model: CollisionModel, pairs: Sequence[tuple[int, int, bool]] | None = 
         obstacle_dims=_readonly(np.array(dims).reshape(-1, 4), float),
         pairs=_readonly(np.array([(i, j, int(o)) for i, j, o in chosen]).reshape(-1, 3), np.intp),
         pair_reach=_readonly(_pair_reach(model, bound, chosen), float),
-        hull_vertex=_readonly(np.vstack([points for points, _ in hulls]) if hulls else np.zeros((0, 3)), float),
+        hull_vertex=_readonly(np.vstack([points for points, _, _ in hulls]) if hulls else np.zeros((0, 3)), float),
         hull_start=_readonly(starts, np.intp),
-        hull_margin=_readonly([margin for _, margin in hulls], float),
+        hull_margin=_readonly([margin for _, margin, _ in hulls], float),
+        hull_adjacency_start=_readonly(adjacency_start, np.intp),
+        hull_adjacency=_readonly(adjacency, np.intp),
         trees=trees,
     )

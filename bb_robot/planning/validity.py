@@ -109,7 +109,8 @@ class StateChecker:
         base: values of every coordinate, in :attr:`ForwardKinematics.joint_names` order; the joints
             not planned keep them (default: zeros).
         clearance: the least distance kept (m, ≥ 0; 0 is checked as :data:`MIN_CLEARANCE`).
-        resolution: the broad phase's largest link motion between samples (m).
+        resolution: the most any pair may approach within one interval of an edge before it is
+            split (m; default :data:`RESOLUTION`).
 
     Attributes:
         model: the collision model checked against.
@@ -127,7 +128,7 @@ class StateChecker:
         joints: Sequence[str] | None = None,
         base: npt.ArrayLike | None = None,
         clearance: float = 0.0,
-        resolution: float = RESOLUTION,
+        resolution: float | None = None,
     ) -> None:
         self.model: CollisionModel = scene.model if isinstance(scene, Scene) else scene
         names = self.model.fk.joint_names
@@ -142,6 +143,7 @@ class StateChecker:
             raise InvalidRequest(f"the planned joints name a joint twice: {list(self.joints)}")
         if not (math.isfinite(clearance) and clearance >= 0.0):
             raise InvalidRequest(f"clearance must be a finite distance ≥ 0 m, got {clearance}")
+        resolution = RESOLUTION if resolution is None else resolution
         if not (math.isfinite(resolution) and resolution > 0.0):
             raise InvalidRequest(f"resolution must be a finite distance > 0 m, got {resolution}")
         self.active = np.array([names.index(j) for j in self.joints], dtype=np.intp)
@@ -166,7 +168,7 @@ class StateChecker:
         self._arrays = (
             p.node_center, p.node_radius, p.node_child, p.part_root, p.part_frame, p.obstacle_kind, p.obstacle_pose,
             p.obstacle_sphere, p.obstacle_dims, p.pairs, p.pair_reach, p.hull_vertex, p.hull_start, p.hull_margin,
-            MAX_EVALUATIONS, self._info,
+            p.hull_adjacency_start, p.hull_adjacency, np.zeros((p.pairs.shape[0], 3)), MAX_EVALUATIONS, self._info,
         )  # fmt: skip
         #: The pairs proven apart by the clearance over their joints' whole ranges (not checked again).
         self.steady: npt.NDArray[np.intp] = self._steady_pairs()
@@ -175,7 +177,8 @@ class StateChecker:
             pairs, reach = np.ascontiguousarray(p.pairs[keep]), np.ascontiguousarray(p.pair_reach[keep])
             pairs.setflags(write=False)
             reach.setflags(write=False)
-            self._arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:])
+            directions = np.zeros((keep.size, 3))
+            self._arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:16], directions, *self._arrays[17:])
 
     def _steady_pairs(self) -> npt.NDArray[np.intp]:
         """The pairs of two robot parts that one or two planned joints move relative to each other and
@@ -218,7 +221,7 @@ class StateChecker:
         reach_row = p.pair_reach[k : k + 1]
         reach = np.ascontiguousarray(reach_row)
         reach.setflags(write=False)
-        arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:])
+        arrays = (*self._arrays[:9], pairs, reach, *self._arrays[11:16], np.zeros((1, 3)), *self._arrays[17:])
         columns = self.active[planned]
         sweep, across = (
             (planned[0], None) if len(planned) == 1 else sorted(planned, key=lambda c: -reach_row[0, self.active[c]])
