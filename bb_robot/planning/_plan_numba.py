@@ -23,9 +23,9 @@ every checked pair at least ``clearance`` apart *continuously* (a configuration 
 - **Otherwise split.**  An interval neither proven nor refused is halved (its pairs then need
   half the margin), up to a budget of evaluations; past it the segment is refused (never unsafe).
 
-Intervals are taken coarse to fine (both ends, the middle, the quarters, …) so that a blocked
-segment is usually refused after a few evaluations.  One signature, compiled (or loaded from
-numba's cache) at import; the model's arrays are read-only.
+The first intervals are taken coarse to fine (both ends, the middle, the quarters, …), all of them
+before any half, so that a blocked segment is usually refused after a few evaluations.  One
+signature, compiled (or loaded from numba's cache) at import; the model's arrays are read-only.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ SIGNATURE = numba.intp(
 )  # fmt: skip
 #: Iterations of GJK at most (it converges in far fewer on hulls of a few hundred vertices).
 _GJK_ITERATIONS = 64
-#: Intervals waiting to be split, per initial interval (each split goes one level deeper).
-_DEPTH = 64
+#: Halves waiting beside the first intervals at most (past it the segment is refused, never unsafe).
+_PENDING = 4096
 
 
 @numba.njit(inline="always", boundscheck=False)
@@ -670,43 +670,49 @@ def edge_free(
     gjk_g = np.empty((4, 3))
     gjk_index = np.empty(4, dtype=np.intp)
     hints = np.full(part_root.shape[0], -1, dtype=np.intp)
-    low = np.empty(_DEPTH)
-    high = np.empty(_DEPTH)
     single = largest <= 0.0
+    # Breadth first: every first interval (coarse to fine) before any half, so that a blocked segment is
+    # refused at its contact before the search splits near-misses elsewhere.  A ring of pending intervals.
+    capacity = intervals + _PENDING
+    low = np.empty(capacity)
+    high = np.empty(capacity)
     for place in range(intervals):
-        i = order[place]
-        low[0] = i / intervals
-        high[0] = (i + 1) / intervals
-        top = 0
-        while top >= 0:
-            a = low[top]
-            b = high[top]
-            top -= 1
-            c = 0.5 * (a + b)
-            h = 0.0 if single else 0.5 * (b - a)
-            info[0] += 1
-            if info[0] > budget:
+        low[place] = order[place] / intervals
+        high[place] = (order[place] + 1) / intervals
+    head = 0
+    count = intervals
+    while count > 0:
+        a = low[head]
+        b = high[head]
+        head = (head + 1) % capacity
+        count -= 1
+        c = 0.5 * (a + b)
+        h = 0.0 if single else 0.5 * (b - a)
+        info[0] += 1
+        if info[0] > budget:
+            return -1
+        for j in range(n):
+            q[j] = q0[j] + c * (q1[j] - q0[j])
+        if not one_decoded(code, ints, q, work, frames):
+            return 0
+        status = _prove(
+            frames, h, approach, clearance, node_center, node_radius, node_child, part_root, part_frame,
+            obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, hull_vertex, hull_start,
+            hull_margin, adjacency_start, adjacency, hints, roots, stack1, stack2, bounds, gjk_points, gjk_scratch,
+            gjk_g, gjk_index, directions, info,
+        )  # fmt: skip
+        if status == 0:
+            return 0
+        if status == 2:
+            if count + 2 > capacity or largest * h < 1e-9:
                 return -1
-            for j in range(n):
-                q[j] = q0[j] + c * (q1[j] - q0[j])
-            if not one_decoded(code, ints, q, work, frames):
-                return 0
-            status = _prove(
-                frames, h, approach, clearance, node_center, node_radius, node_child, part_root, part_frame,
-                obstacle_kind, obstacle_pose, obstacle_sphere, obstacle_dims, pairs, hull_vertex, hull_start,
-                hull_margin, adjacency_start, adjacency, hints, roots, stack1, stack2, bounds, gjk_points, gjk_scratch,
-                gjk_g, gjk_index, directions, info,
-            )  # fmt: skip
-            if status == 0:
-                return 0
-            if status == 2:
-                if top + 2 >= _DEPTH or largest * h < 1e-9:
-                    return -1
-                low[top + 1] = c
-                high[top + 1] = b
-                low[top + 2] = a
-                high[top + 2] = c
-                top += 2
+            tail = (head + count) % capacity
+            low[tail] = a
+            high[tail] = c
+            tail = (tail + 1) % capacity
+            low[tail] = c
+            high[tail] = b
+            count += 2
     return 1
 
 
