@@ -220,7 +220,7 @@ def plan(
         seed: seeds every random draw: the same seed gives the same path.
         timeout: seconds; only a limit (the search is bounded by ``max_iterations``), counted from the
             checker's construction (the sphere model of a robot part is built once per process: about
-            1 s for a 7-joint arm's meshes, not counted).
+            0.5 s for a 7-joint arm's meshes, not counted).
         velocity_scale: a factor on the velocity limits in [0, 1] (0 means 1).
         acceleration_scale: a factor on the acceleration (and jerk) limits in [0, 1] (0 means 1).
         clearance: the least distance kept between checked pairs (m, ≥ 0).

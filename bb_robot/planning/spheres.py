@@ -45,7 +45,7 @@ from bb_robot.model.transforms import Matrix
 #: A piece is cut again while its sphere reaches this far (m) beyond what its width needs.
 TOLERANCE = 0.005
 #: At most this many levels of cuts (2**MAX_DEPTH leaves per part).
-MAX_DEPTH = 6
+MAX_DEPTH = 5
 #: Sides of the polygon circumscribing a cylinder's or a cone's circle.
 POLYGON_SIDES = 12
 #: The same for the exact stage's hulls (:func:`part_hull`).

@@ -48,7 +48,7 @@ from bb_robot.planning.errors import InvalidRequest, PlanningError
 from bb_robot.planning.spheres import PackedSpheres, checked_part_pairs, pack
 
 #: The most any link moves between two samples of the broad phase (m).
-RESOLUTION = 0.02
+RESOLUTION = 0.05
 #: Clearance 0 is checked as this (m): contact-free, with a positive distance to advance by.
 MIN_CLEARANCE = 1e-5
 #: Two-joint steady pairs (:meth:`StateChecker._steady_pairs`) are proven at the clearance plus at
