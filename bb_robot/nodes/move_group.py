@@ -2,7 +2,7 @@
 
 What it serves, its parameters and error codes: docs/nodes/move_group.md.  This module is the rclpy
 layer: parameters, the interfaces, message conversion; the requests are answered by
-:class:`bb_robot.planning.requests.MoveGroupCore` (no ROS), plans are executed through the
+:class:`bb_robot.move_group.requests.MoveGroupCore` (no ROS), plans are executed through the
 driver's ``FollowJointTrajectory`` (:mod:`bb_robot.nodes.move_group_execution`).
 
 Every request is answered: a hostile or malformed one gets a ``MoveItErrorCodes`` value and a
@@ -45,14 +45,14 @@ from bb_robot.common.parameters import initial_value
 from bb_robot.driver.model import load_model_file, load_model_text
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import LoadedModel
+from bb_robot.move_group.moveit_goals import Code, Refused
+from bb_robot.move_group.parameters import PARAMETERS
+from bb_robot.move_group.requests import MoveGroupCore, Outcome
+from bb_robot.move_group.scene_updates import UpdateRefused
+from bb_robot.move_group.setup import build_core
 from bb_robot.nodes import move_group_messages as messages
 from bb_robot.nodes.move_group_execution import TrajectoryExecutor
 from bb_robot.nodes.spin import spin_node
-from bb_robot.planning.move_group_parameters import PARAMETERS
-from bb_robot.planning.move_group_setup import build_core
-from bb_robot.planning.moveit_goals import Code, Refused
-from bb_robot.planning.requests import MoveGroupCore, Outcome
-from bb_robot.planning.scene_updates import UpdateRefused
 from bb_robot.ros.parameters import declared_value, descriptor
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS
 

@@ -19,7 +19,7 @@ from rclpy.node import Node
 from rclpy.task import Future
 from trajectory_msgs.msg import JointTrajectory
 
-from bb_robot.planning.moveit_goals import Code
+from bb_robot.move_group.moveit_goals import Code
 
 #: ``action_msgs/GoalStatus`` values.
 STATUS_SUCCEEDED, STATUS_CANCELED, STATUS_ABORTED = 4, 5, 6

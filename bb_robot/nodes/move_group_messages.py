@@ -1,4 +1,4 @@
-"""Messages of the move_group node: moveit_msgs in and out of the plain data :mod:`bb_robot.planning.requests` takes.
+"""Messages of the move_group node: moveit_msgs in and out of the plain data :mod:`bb_robot.move_group.requests` takes.
 
 :func:`to_data` turns any ROS message into mappings and lists by its field names (so the planning
 layer never sees a ROS type); the builders turn results back into messages: poses, robot states,
@@ -28,8 +28,8 @@ from shape_msgs.msg import Mesh, MeshTriangle, SolidPrimitive
 from trajectory_msgs.msg import JointTrajectory, JointTrajectoryPoint
 
 from bb_robot.model.transforms import Matrix, matrix_to_quaternion
-from bb_robot.planning.requests import MoveGroupCore
-from bb_robot.planning.scene_updates import ObjectRecord
+from bb_robot.move_group.requests import MoveGroupCore
+from bb_robot.move_group.scene_updates import ObjectRecord
 from bb_robot.planning.timing import Trajectory
 
 

@@ -457,10 +457,14 @@ def _gjk(
         points[n, 2] = wz
         n = _closest(points, n + 1, v, scratch, g, b, index)
         dx, dy, dz = v[0], v[1], v[2]
+        # v is a convex combination of points of A − B, so |v| bounds the distance from above whatever
+        # the rounding; only a v at the origin is a contact (a flat tetrahedron "holding" the origin is not)
         upper = min(upper, math.sqrt(dx * dx + dy * dy + dz * dz))
-        if n == 0 or upper <= 1e-12:
+        if upper <= 1e-12:
             lower = min(lower, 0.0)
             upper = 0.0
+            break
+        if n == 0:
             break
         if upper < contact:
             break

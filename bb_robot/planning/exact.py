@@ -280,7 +280,8 @@ def final_check(checker: StateChecker, path: npt.ArrayLike) -> PathVerdict:
     Each waypoint is measured by the scene's model itself (coal: contact on the meshes where the
     model checks them, then the hull distances against the clearance); each segment is proven again
     by :meth:`StateChecker.edge_valid` (the exact hull distances, compiled, conservative), which also
-    covers the edges the simplifier merged.  :func:`check_planned_path` (coal along every segment)
+    covers the edges the simplifier merged, and where that proof does not conclude, by
+    :func:`check_planned_path` on that segment.  :func:`check_planned_path` (coal along every segment)
     is the independent continuous check the tests and the benchmark run on every plan.
 
     Args:
@@ -297,6 +298,10 @@ def final_check(checker: StateChecker, path: npt.ArrayLike) -> PathVerdict:
             return PathVerdict(False, index, contact, contact.distance, index + 1)
     for index in range(rows.shape[0] - 1):
         if not checker.edge_valid(rows[index], rows[index + 1]):
+            # the compiled proof gave up (its budget) or refused: coal along the segment decides
+            verdict = check_planned_path(checker, rows[index : index + 2])
+            if verdict.ok:
+                continue
             middle = 0.5 * (rows[index] + rows[index + 1])
             contact = checker.first_contact(middle) or checker.model.nearest(checker.full(middle))
             found = contact or Contact(("?", "?"), 0.0, ("?", "?"))

@@ -62,7 +62,7 @@ def test_the_node_s_messages_import_with_moveit_s_constants() -> None:
     from shape_msgs.msg import SolidPrimitive
     from visualization_msgs.msg import Marker
 
-    from bb_robot.planning.requests import Code
+    from bb_robot.move_group.requests import Code
 
     for name in (
         "SUCCESS",

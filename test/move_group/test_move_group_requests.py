@@ -18,11 +18,11 @@ from helpers.collision_robots import BUNDLED_ARM
 
 from bb_robot.loading import load_file
 from bb_robot.model.transforms import matrix_to_quaternion
+from bb_robot.move_group.groups import GroupError, default_group, read_groups
+from bb_robot.move_group.requests import Code, MoveGroupCore, Refused, error_code
+from bb_robot.move_group.scene_updates import MAX_OBJECTS, MAX_VERTICES, UpdateRefused
+from bb_robot.move_group.setup import build_core
 from bb_robot.planning.errors import GoalInCollision, NoIkSolution, PlanningTimeout, StartInCollision
-from bb_robot.planning.groups import GroupError, default_group, read_groups
-from bb_robot.planning.move_group_setup import build_core
-from bb_robot.planning.requests import Code, MoveGroupCore, Refused, error_code
-from bb_robot.planning.scene_updates import MAX_OBJECTS, MAX_VERTICES, UpdateRefused
 
 pin = pytest.importorskip("pinocchio")
 pytest.importorskip("coal")

@@ -5,12 +5,12 @@ its field names; poses as ``{position: {x, y, z}, orientation: {x, y, z, w}}``) 
 an :class:`Outcome` (``MoveItErrorCodes`` value, message, trajectory) or raises :class:`Refused`
 with the code that names what is wrong.  What it does, as MoveIt does it (docs/nodes/move_group.md):
 
-- **groups**: the SRDF's, else the driven chain (:mod:`bb_robot.planning.groups`); an empty
+- **groups**: the SRDF's, else the driven chain (:mod:`bb_robot.move_group.groups`); an empty
   ``group_name`` is the default group, an unknown one ``INVALID_GROUP_NAME``;
 - **start state**: the current joint states (:meth:`MoveGroupCore.set_joint_states`) with the
   request's ``joint_state`` over them (``is_diff`` or not: joints not named keep their current
   values); unknown joints and non-finite values are ``INVALID_ROBOT_STATE``;
-- **goals** (:mod:`bb_robot.planning.moveit_goals`): joint constraints, or a position constraint
+- **goals** (:mod:`bb_robot.move_group.moveit_goals`): joint constraints, or a position constraint
   (a box or sphere region) with an orientation constraint (absolute axis tolerances); each of
   ``goal_constraints`` is an alternative, tried in turn;
 - ``allowed_planning_time`` (0: ``planning.timeout``), ``num_planning_attempts`` (seeds tried in
@@ -33,7 +33,10 @@ from bb_robot.collision.scene import Scene
 from bb_robot.errors import BbRobotError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix
-from bb_robot.planning import moveit_goals as goals
+from bb_robot.move_group import moveit_goals as goals
+from bb_robot.move_group.groups import Group
+from bb_robot.move_group.moveit_goals import Code, Refused
+from bb_robot.move_group.scene_updates import SceneUpdater
 from bb_robot.planning.cartesian import cartesian_path
 from bb_robot.planning.errors import (
     GoalInCollision,
@@ -44,11 +47,8 @@ from bb_robot.planning.errors import (
     PlanningTimeout,
     StartInCollision,
 )
-from bb_robot.planning.groups import Group
 from bb_robot.planning.limits import JointLimits
-from bb_robot.planning.moveit_goals import Code, Refused
 from bb_robot.planning.plan import plan
-from bb_robot.planning.scene_updates import SceneUpdater
 from bb_robot.planning.timing import Trajectory
 
 __all__ = ["Code", "MoveGroupCore", "Outcome", "Refused", "error_code"]

@@ -1,4 +1,5 @@
-"""MoveIt's constraints as the planner's goals, and its error codes: what :mod:`bb_robot.planning.requests` translates.
+"""MoveIt's constraints as the planner's goals, and its error codes: what :mod:`~bb_robot.move_group.requests`
+translates.
 
 - :class:`Code`: the ``moveit_msgs/MoveItErrorCodes`` values (moveit_msgs 2.6.0);
 - :func:`goal_list`: each ``Constraints`` of ``goal_constraints`` as a
@@ -30,10 +31,10 @@ import numpy as np
 from bb_robot.errors import BbRobotError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix
+from bb_robot.move_group.groups import Group
+from bb_robot.move_group.scene_updates import UpdateRefused, pose_of
 from bb_robot.planning.errors import PlanningError
 from bb_robot.planning.goals import JointGoal, PoseGoal
-from bb_robot.planning.groups import Group
-from bb_robot.planning.scene_updates import UpdateRefused, pose_of
 
 if TYPE_CHECKING:
     from bb_robot.collision.scene import Scene
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 
 class MoveGroupCore(Protocol):
-    """What the translation needs of :class:`bb_robot.planning.requests.MoveGroupCore`."""
+    """What the translation needs of :class:`bb_robot.move_group.requests.MoveGroupCore`."""
 
     scene: Scene
     names: tuple[str, ...]

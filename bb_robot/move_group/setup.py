@@ -1,6 +1,6 @@
 """The move_group node's planner, built from a loaded robot as the driver builds its guard.
 
-:func:`build_core` gives a :class:`~bb_robot.planning.requests.MoveGroupCore`: the robot's
+:func:`build_core` gives a :class:`~bb_robot.move_group.requests.MoveGroupCore`: the robot's
 collision model with its verified allowed-collision matrix (the SRDF found as the driver finds it,
 :func:`bb_robot.collision.sources.checked_model`), the world of ``collision.world``, the SRDF's
 groups (else the driven chain as one group), and each group's limits: the model's, narrowed by a
@@ -16,9 +16,9 @@ from bb_robot.collision.scene import Scene
 from bb_robot.collision.sources import checked_model
 from bb_robot.collision.world import model_world
 from bb_robot.loading import LoadedModel
-from bb_robot.planning.groups import Group, default_group, read_groups
+from bb_robot.move_group.groups import Group, default_group, read_groups
+from bb_robot.move_group.requests import MoveGroupCore
 from bb_robot.planning.limits import JointLimits, read_overrides
-from bb_robot.planning.requests import MoveGroupCore
 
 Log = Callable[[str], None]
 
