@@ -8,27 +8,12 @@ import sys
 from bb_robot.cli import common
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Joint, Robot
+from bb_robot.model.serial_chain import default_tip
 from bb_robot.model.transforms import matrix_to_quaternion, matrix_to_rpy
 
 #: Joint types whose axis means something (floating joints have none; planar: the plane's normal).
 AXIS_TYPES = frozenset({"revolute", "continuous", "prismatic", "planar"})
 JSON_SHAPE = '{"robot", "root", "tip", "joints": {name: value}, "xyz": [x, y, z], "quat_xyzw": [x, y, z, w]}'
-
-
-def default_tip(robot: Robot) -> str:
-    """Return the end-effector link assumed when none is named.
-
-    The deepest leaf hung on a fixed joint (a tool or TCP frame) wins; a robot
-    without one gives its deepest leaf.  Ties go to the first in tree order.
-    """
-    leaves = robot.leaf_links()
-    tools = [
-        link
-        for link in leaves
-        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
-    ]
-    pool = tools or leaves
-    return max(pool, key=lambda link: robot.topology.depth[link])
 
 
 def format_tree(robot: Robot) -> str:

@@ -25,6 +25,29 @@ EZ = np.array([0.0, 0.0, 1.0])
 _HALF_TURN_X = np.diag([1.0, -1.0, -1.0])
 
 
+def default_tip(robot: Robot) -> str:
+    """The end-effector link assumed when none is named (``bb-robot show``/``ik``/``plan``, the planner,
+    the move_group node's default group).
+
+    The deepest leaf hung on a fixed joint (a tool or TCP frame) wins; a robot without one gives its
+    deepest leaf; ties go to the first in tree order.  A gripper's fingers (leaves on moving joints)
+    are so not chosen where a tool frame exists.
+
+    Args:
+        robot: the model.
+
+    Returns:
+        The link's name.
+    """
+    leaves = robot.leaf_links()
+    tools = [
+        link
+        for link in leaves
+        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
+    ]
+    return max(tools or leaves, key=lambda link: robot.topology.depth[link])
+
+
 def walk(robot: Robot, base: str) -> tuple[list[Joint], str]:
     """Return the joints of the chain from ``base`` (movable and merged fixed ones) and the tip link."""
     path: list[Joint] = []

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.model.serial import SerialManipulator
+from bb_robot.model.serial_chain import default_tip
 from bb_robot.planning.errors import PlanningError
 from bb_robot.xmlsafe import XmlError, parse_xml
 
@@ -142,17 +143,6 @@ def read_groups(text: str | bytes, robot: Robot, source: str = "SRDF") -> dict[s
     return groups
 
 
-def deepest_tool(robot: Robot) -> str:
-    """The deepest leaf link hung on a fixed joint (a tool or TCP frame), else the deepest leaf."""
-    leaves = robot.leaf_links()
-    tools = [
-        link
-        for link in leaves
-        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
-    ]
-    return max(tools or leaves, key=lambda link: robot.topology.depth[link])
-
-
 def default_group(robot: Robot, name: str, tip: str = "") -> Group:
     """The group served when the SRDF defines none: the robot's serial chain.
 
@@ -167,7 +157,7 @@ def default_group(robot: Robot, name: str, tip: str = "") -> Group:
     Raises:
         GroupError: the robot has no serial chain to that tip, or nothing that moves.
     """
-    end = tip or deepest_tool(robot)
+    end = tip or default_tip(robot)
     if end not in robot.links:
         raise GroupError(f"group '{name}': robot '{robot.name}' has no link '{end}' (planning.tip)")
     try:

@@ -36,6 +36,7 @@ from bb_robot.collision.scene import Scene
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.model.serial import SerialManipulator
+from bb_robot.model.serial_chain import default_tip
 from bb_robot.model.transforms import Matrix
 from bb_robot.planning.errors import (
     InvalidRequest,
@@ -106,28 +107,6 @@ class PlanResult:
     def total_seconds(self) -> float:
         """Planning, simplifying and timing together."""
         return self.planning_seconds + self.simplifying_seconds + self.timing_seconds
-
-
-def default_tip(robot: Robot) -> str:
-    """The link the planned chain runs to by default: as ``bb-robot show``, ``ik`` and the servo choose it.
-
-    The deepest leaf hung on a fixed joint (a tool or TCP frame) wins; a robot without one gives
-    its deepest leaf; ties go to the first in tree order.  A gripper's fingers (leaves on moving
-    joints) are not chosen where a tool frame exists.
-
-    Args:
-        robot: the model.
-
-    Returns:
-        The link's name.
-    """
-    leaves = robot.leaf_links()
-    tools = [
-        link
-        for link in leaves
-        if (joint := robot.links[link].parent_joint) is not None and robot.joints[joint].type == "fixed"
-    ]
-    return max(tools or leaves, key=lambda link: robot.topology.depth[link])
 
 
 def default_joints(robot: Robot) -> tuple[str, ...]:
