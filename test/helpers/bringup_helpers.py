@@ -19,7 +19,8 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import psutil
@@ -199,3 +200,24 @@ def stop_daemon() -> None:
 def up_command(*args: str) -> list[str]:
     """``bb-robot up`` from this source tree (the launch and nodes run from the installed package)."""
     return [sys.executable, "-m", "bb_robot.cli", "up", *args]
+
+
+@contextmanager
+def launches(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
+    """``start(*ros2_launch_args, env=None)``: ``ros2 launch bb_robot ...``, each logged under
+    ``tmp_path``; at the end all are stopped, each one's output printed (pytest shows it for a failed
+    test) and every process they started checked gone."""
+    ros2_command = require_launch()
+    started: list[Launched] = []
+
+    def start(*args: str, env: dict[str, str] | None = None) -> Launched:
+        run = Launched([ros2_command, "launch", "bb_robot", *args], tmp_path / f"launch_{len(started)}.log", env)
+        started.append(run)
+        return run
+
+    yield start
+    stop_daemon()
+    for run in started:
+        left = run.stop()
+        print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
+        assert not left, f"processes left running after {run.command}: {left}\n{run.log()}"

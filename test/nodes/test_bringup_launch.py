@@ -29,11 +29,10 @@ import pytest
 from helpers.bringup_helpers import (
     Launched,
     environment,
+    launches,
     lifecycle_state,
-    require_launch,
     ros2,
     ros2_until,
-    stop_daemon,
 )
 from helpers.robot_files import CORPUS_DIR
 
@@ -64,24 +63,10 @@ OTHER_CONFIGS = {"bb_arm_actuators.yaml", "bb_arm_pair.yaml", "worlds/ur3e_world
 
 @pytest.fixture
 def launched(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
-    """``launched(*ros2_launch_args, env=None)``: ``ros2 launch bb_robot ...``; all stopped, and
-    every process they started checked gone, at the end."""
-    ros2_command = require_launch()
-    started: list[Launched] = []
-
-    def start(*args: str, env: dict[str, str] | None = None) -> Launched:
-        log = tmp_path / f"launch_{len(started)}.log"
-        run = Launched([ros2_command, "launch", "bb_robot", *args], log, env)
-        started.append(run)
-        return run
-
-    yield start
-    stop_daemon()
-    for run in started:
-        left = run.stop()
-        # Shown by pytest only when the test failed: what the launch said.
-        print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
-        assert not left, f"processes left running after {run.command}: {left}\n{run.log()}"
+    """``launched(*ros2_launch_args, env=None)``: ``ros2 launch bb_robot ...`` (see
+    :func:`helpers.bringup_helpers.launches`)."""
+    with launches(tmp_path) as start:
+        yield start
 
 
 def test_every_config_is_covered() -> None:

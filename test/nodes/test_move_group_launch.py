@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers.bringup_helpers import Launched, lifecycle_state, require_launch, ros2, ros2_until, stop_daemon
+from helpers.bringup_helpers import Launched, launches, lifecycle_state, ros2, ros2_until
 from helpers.collision_robots import BUNDLED_ARM
 
 from bb_robot.loading import load_file
@@ -31,22 +31,10 @@ _JOINT_STATE = re.compile(r"name=\[([^\]]*)\], position=(?:array\('d', )?\[([^\]
 
 @pytest.fixture
 def launched(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
-    """``launched(*ros2_launch_args)``: ``ros2 launch bb_robot ...``; stopped, and every process it
-    started checked gone, at the end."""
-    ros2_command = require_launch()
-    started: list[Launched] = []
-
-    def start(*args: str) -> Launched:
-        run = Launched([ros2_command, "launch", "bb_robot", *args], tmp_path / f"launch_{len(started)}.log")
-        started.append(run)
-        return run
-
-    yield start
-    stop_daemon()
-    for run in started:
-        left = run.stop()
-        print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
-        assert not left, f"processes left running after {run.command}: {left}\n{run.log()}"
+    """``launched(*ros2_launch_args, env=None)``: ``ros2 launch bb_robot ...`` (see
+    :func:`helpers.bringup_helpers.launches`)."""
+    with launches(tmp_path) as start:
+        yield start
 
 
 def _tcp(fk: ForwardKinematics, values: dict[str, float]) -> np.ndarray:
