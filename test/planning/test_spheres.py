@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from helpers.mbm_problems import MBM_DIR, mbm_robot
 
 from bb_robot.collision.shapes import robot_parts
 from bb_robot.loading import load_file
-from bb_robot.planning.spheres import SphereTree, enclosing_sphere, part_tree, tree_of_points
+from bb_robot.planning.spheres import SphereTree, enclosing_sphere, part_hull, part_tree, tree_of_points
 
 pytest.importorskip("coal")
 
@@ -131,3 +132,52 @@ def test_ours_hold_points_the_published_hand_made_spheres_leave_out(robot: str) 
             gaps = np.linalg.norm(samples[:, None] - centers[None], axis=2) - radii[None]
             outside_theirs += int((gaps.min(axis=1) > 1e-6).sum())
     assert outside_theirs > 0
+
+
+@pytest.mark.parametrize("robot", ["bb_arm", "panda", "ur5"])
+def test_the_exact_stages_hulls_hold_every_point_of_each_part(robot: str) -> None:
+    """Each part's measured hull (its points grown by its radius) holds the part: along any direction it
+    reaches at least as far as the part's own geometry (support functions), also where a hull of
+    thousands of vertices is measured through 400 (the UR5's force-sensor disc)."""
+    rng = np.random.default_rng(7)
+    directions = rng.normal(size=(400, 3))
+    directions /= np.linalg.norm(directions, axis=1, keepdims=True)
+    reduced = 0
+    for part in _robot_parts(robot):
+        points, margin, edges = part_hull(part)
+        samples = _geometry_samples(part, rng, 600)
+        reach = (directions @ points.T).max(axis=1) + margin
+        assert ((directions @ samples.T).max(axis=1) <= reach + 1e-9).all(), part.label
+        if edges is not None:  # the edges the support function climbs join the points it was given
+            assert edges.min() >= 0 and edges.max() < points.shape[0]
+        reduced += margin > 0.0 and type(part.hull).__name__ != "Sphere"
+    assert robot != "ur5" or reduced > 0
+
+
+def test_the_compiled_check_agrees_with_coal_on_the_ur5(tmp_path: Path) -> None:
+    """States: the compiled check (spheres, then GJK's lower bound) accepts exactly what coal's hull
+    distances accept at the clearance; the wrist pairs it proves apart once stay apart."""
+    from helpers.mbm_planning import extract, load_problem
+
+    from bb_robot.collision.matrix import joint_bounds
+    from bb_robot.planning.validity import StateChecker
+
+    problem = load_problem("ur5", "table_pick", 1, extract("ur5", range(1, 2), tmp_path, ("table_pick",)))
+    checker = StateChecker(problem.scene, tuple(problem.goal), problem.start, 0.002)
+    links = {
+        tuple(sorted((checker.model.parts[i].link, checker.model.parts[j].link)))
+        for i, j, _ in checker.packed.pairs[checker.steady].tolist()
+    }
+    assert ("fts_robotside", "wrist_2_link") in links
+    lower, upper = joint_bounds(checker.model.robot, checker.joints)
+    rng = np.random.default_rng(11)
+    verdicts = {True: 0, False: 0}
+    for x in rng.uniform(lower, upper, size=(300, len(checker.joints))):
+        q = checker.full(x)
+        free = checker.model.nearest(q, checker.clearance) is None and not checker.model.colliding(q, first=True)
+        assert checker.valid(x) == free, x.tolist()
+        verdicts[free] += 1
+        distances = checker.model.pair_distances(q)
+        steady = [d for (a, b), d in distances.items() if tuple(sorted((a.split("/")[0], b.split("/")[0]))) in links]
+        assert min(steady) >= checker.clearance
+    assert verdicts[True] > 30 and verdicts[False] > 30
