@@ -76,7 +76,7 @@ class PlanningTimeout(PlanningError):
 
 
 class PathCheckFailed(PlanningError):
-    """The exact check of the final path (``collision.path.check_path``) refused it: nothing is returned.
+    """The last check of the final path (:func:`bb_robot.planning.exact.final_check`) refused it: nothing is returned.
 
     Attributes:
         pair: the pair found too near.

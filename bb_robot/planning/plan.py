@@ -6,11 +6,12 @@ The steps (docs/planning.md):
    factors in [0, 1] (0 means 1, as in MoveIt); a malformed request raises :class:`InvalidRequest`;
 2. the start and the goal configurations are checked (:mod:`bb_robot.planning.goals`: a pose goal
    becomes several inverse-kinematics solutions, a goal region);
-3. RRT-Connect (:mod:`bb_robot.planning.rrt`) searches, every edge checked whole by
-   :class:`~bb_robot.planning.validity.StateChecker` (sphere trees, then coal);
+3. RRT-Connect (:mod:`bb_robot.planning.rrt`) searches, every edge proven whole by
+   :class:`~bb_robot.planning.validity.StateChecker` (compiled: sphere trees cull, GJK's lower bound
+   on the parts' own hulls decides, continuously along the edge);
 4. the path is shortened until no shortcut helps (:mod:`bb_robot.planning.shortcut`);
-5. the exact model has the last word: :func:`~bb_robot.collision.path.check_path` on the final
-   path at the clearance (conservative advancement);
+5. the last check (:func:`bb_robot.planning.exact.final_check`): the scene's model (coal) at every
+   waypoint, every segment proven again, coal along any segment that proof leaves undecided;
 6. the path is timed (:func:`bb_robot.planning.timing.time_path`): exactly on the checked polyline.
 
 A request that has no plan returns a :class:`PlanResult` with ``success`` false and its ``error``

@@ -8,21 +8,19 @@ others stay at the start's values):
   of it comes nearer than the clearance, not only its samples;
 - :meth:`StateChecker.first_contact` — the pair that makes a configuration invalid.
 
-**Two stages.**  The compiled broad phase (:mod:`bb_robot.planning._plan_numba`) samples an edge so
-that no link moves more than :data:`RESOLUTION` between samples and tests the robot's sphere trees
-(:mod:`bb_robot.planning.spheres`), grown by the clearance and by half a step's motion, against the
-obstacles and each other.  A sample it finds clear is clear, with the half steps around it.  Where
-it cannot tell ("maybe"), the exact model decides: the scene's
-:class:`~bb_robot.collision.model.CollisionModel` (coal, the allowed-collision matrix), measuring the
-nearest distance ``d`` at the sample.  Moving ``j`` steps, two links approach each other by at most
-``j · m`` (``m`` the most any checked pair approaches in one step: an obstacle pair by the link's
-motion, two links by their motions relative to their common ancestor), so from the frontier of
-what is proven the edge advances by ``(d - clearance) / m`` steps and measures again (conservative
-advancement, with :func:`~bb_robot.collision.path.check_path`'s bound per pair) until the broad
-phase clears the samples again.  An edge that needs more than :data:`MAX_EXACT` measurements (it
-grazes an obstacle for long) is refused.  So an edge found valid keeps the clearance along its
-whole length: the planner's final :func:`check_path` of the path never meets a surprise, and still
-has the last word.
+**One compiled check** (:mod:`bb_robot.planning._plan_numba`, :func:`edge_kernel`): the edge is cut
+into intervals within which no checked pair approaches by more than :data:`RESOLUTION` (each pair's
+own bound: an obstacle pair by its part's motion, two parts by their motions relative to their
+common ancestor, :class:`~bb_robot.collision.path.MotionBound`'s bound); an interval is proven at
+its centre when every pair keeps the clearance plus its approach over the half interval, first by
+the sphere trees (:mod:`bb_robot.planning.spheres`), then by GJK's lower bound on the parts' own
+hulls (the geometry :class:`~bb_robot.collision.model.CollisionModel` measures, never smaller);
+undecided intervals are halved, up to :data:`MAX_EVALUATIONS`.  So an edge found valid keeps the
+clearance at every point; a configuration is the same test with both ends equal.  Pairs that one
+or two planned joints move relative to each other and that stay apart over those joints' whole
+ranges (a wrist's neighbours) are proven once when the checker is built (:attr:`StateChecker.steady`).
+The scene's model itself (coal) answers :meth:`StateChecker.first_contact`, and checks the final
+path (:func:`bb_robot.planning.exact.final_check`).
 
 **Clearance 0** means contact-free; it is checked as :data:`MIN_CLEARANCE` (10 µm), since the
 continuous check needs a positive distance to advance by.
