@@ -20,12 +20,11 @@ every checked pair at least ``clearance`` apart *continuously* (a configuration 
   ``A − B`` is nearer the origin than ``min u · (A − B)``, which the support functions give
   exactly, so the bound holds however the iteration went.  Its iterate's norm is an upper bound:
   below the clearance, the configuration is in contact and the segment refused at once.
-- **Otherwise split.**  An interval neither proven nor refused is halved (its pairs then need
-  half the margin), up to a budget of evaluations; past it the segment is refused (never unsafe).
+- **Otherwise split.**  An interval neither proven nor refused is halved (half the margin), up to a
+  budget of evaluations, past which the segment is refused (never unsafe).  The first intervals go
+  coarse to fine, all before any half: a blocked segment is refused after a few evaluations.
 
-The first intervals are taken coarse to fine (both ends, the middle, the quarters, …), all of them
-before any half, so that a blocked segment is usually refused after a few evaluations.  One
-signature, compiled (or loaded from numba's cache) at import; the model's arrays are read-only.
+One signature, compiled (or loaded from numba's cache) at import; the model's arrays are read-only.
 """
 
 from __future__ import annotations
@@ -40,9 +39,7 @@ from bb_robot.model._frames_numba import _decode, _scratch_frames, one_decoded
 from bb_robot.model.compiled import compile_cached
 
 _BOX, _SPHERE, _CYLINDER, _HALFSPACE = 0, 1, 2, 3
-#: Nodes waiting in a traversal (a tree of depth d needs at most 2·d per side; generous).
-_STACK = 256
-
+_STACK = 256  # nodes waiting in a traversal (a tree of depth d needs at most 2·d per side; generous)
 _R1 = numba.types.Array(numba.float64, 1, "C", readonly=True)
 _R2 = numba.types.Array(numba.float64, 2, "C", readonly=True)
 _R3 = numba.types.Array(numba.float64, 3, "C", readonly=True)
@@ -53,10 +50,8 @@ SIGNATURE = numba.intp(
     _R1, _W1, _W1, _W1, numba.float64, numba.float64, _R2, _R1, _RI2, _RI1, _RI1, _RI1, _R3, _R2, _R2, _RI2, _R2,
     _R2, _RI1, _R1, _RI1, _RI1, numba.float64[:, ::1], numba.intp, numba.intp[::1],
 )  # fmt: skip
-#: Iterations of GJK at most (it converges in far fewer on hulls of a few hundred vertices).
-_GJK_ITERATIONS = 64
-#: Halves waiting beside the first intervals at most (past it the segment is refused, never unsafe).
-_PENDING = 4096
+_GJK_ITERATIONS = 64  # at most (it converges in far fewer on hulls of a few hundred vertices)
+_PENDING = 4096  # halves waiting beside the first intervals at most (past it: refused, never unsafe)
 
 
 @numba.njit(inline="always", boundscheck=False)
@@ -248,6 +243,20 @@ def _obstacle_support(
 
 
 @numba.njit(inline="always", boundscheck=False)
+def _det3(g: np.ndarray, b: np.ndarray, column: int) -> float:
+    """The determinant of the 3×3 ``g`` with its column ``column`` replaced by ``b`` (-1: none)."""
+    c0 = (b[0], b[1], b[2]) if column == 0 else (g[0, 0], g[1, 0], g[2, 0])
+    c1 = (b[0], b[1], b[2]) if column == 1 else (g[0, 1], g[1, 1], g[2, 1])
+    c2 = (b[0], b[1], b[2]) if column == 2 else (g[0, 2], g[1, 2], g[2, 2])
+    # c0 · (c1 × c2)
+    return float(
+        c0[0] * (c1[1] * c2[2] - c1[2] * c2[1])
+        - c0[1] * (c1[0] * c2[2] - c1[2] * c2[0])
+        + c0[2] * (c1[0] * c2[1] - c1[1] * c2[0])
+    )
+
+
+@numba.njit(inline="always", boundscheck=False)
 def _closest(
     points: np.ndarray, n: int, v: np.ndarray, scratch: np.ndarray, g: np.ndarray, b: np.ndarray, index: np.ndarray
 ) -> int:
@@ -292,46 +301,19 @@ def _closest(
                     l1 = (b[0] * g[1, 1] - g[0, 1] * b[1]) / det
                     l2 = (g[0, 0] * b[1] - b[0] * g[1, 0]) / det
             else:
-                det = (
-                    g[0, 0] * (g[1, 1] * g[2, 2] - g[1, 2] * g[2, 1])
-                    - g[0, 1] * (g[1, 0] * g[2, 2] - g[1, 2] * g[2, 0])
-                    + g[0, 2] * (g[1, 0] * g[2, 1] - g[1, 1] * g[2, 0])
-                )
+                det = _det3(g, b, -1)
                 if abs(det) <= 1e-24 * (g[0, 0] * g[1, 1] * g[2, 2] + 1e-300):
                     ok = False
                 else:
-                    l1 = (
-                        b[0] * (g[1, 1] * g[2, 2] - g[1, 2] * g[2, 1])
-                        - g[0, 1] * (b[1] * g[2, 2] - g[1, 2] * b[2])
-                        + g[0, 2] * (b[1] * g[2, 1] - g[1, 1] * b[2])
-                    ) / det
-                    l2 = (
-                        g[0, 0] * (b[1] * g[2, 2] - g[1, 2] * b[2])
-                        - b[0] * (g[1, 0] * g[2, 2] - g[1, 2] * g[2, 0])
-                        + g[0, 2] * (g[1, 0] * b[2] - b[1] * g[2, 0])
-                    ) / det
-                    l3 = (
-                        g[0, 0] * (g[1, 1] * b[2] - b[1] * g[2, 1])
-                        - g[0, 1] * (g[1, 0] * b[2] - b[1] * g[2, 0])
-                        + b[0] * (g[1, 0] * g[2, 1] - g[1, 1] * g[2, 0])
-                    ) / det
+                    l1, l2, l3 = _det3(g, b, 0) / det, _det3(g, b, 1) / det, _det3(g, b, 2) / det
         if not ok or l1 < 0.0 or l2 < 0.0 or l3 < 0.0 or l1 + l2 + l3 > 1.0:
             continue
-        x = p0[0]
-        y = p0[1]
-        z = p0[2]
-        if k >= 2:
-            x += l1 * scratch[0, 0]
-            y += l1 * scratch[0, 1]
-            z += l1 * scratch[0, 2]
-        if k >= 3:
-            x += l2 * scratch[1, 0]
-            y += l2 * scratch[1, 1]
-            z += l2 * scratch[1, 2]
-        if k >= 4:
-            x += l3 * scratch[2, 0]
-            y += l3 * scratch[2, 1]
-            z += l3 * scratch[2, 2]
+        x, y, z = p0[0], p0[1], p0[2]
+        for i in range(k - 1):
+            weight = l1 if i == 0 else (l2 if i == 1 else l3)
+            x += weight * scratch[i, 0]
+            y += weight * scratch[i, 1]
+            z += weight * scratch[i, 2]
         d = x * x + y * y + z * z
         if d < best:
             best = d
@@ -343,13 +325,11 @@ def _closest(
     if best_mask == 0:  # degenerate beyond repair: keep the nearest point alone
         nearest = 0
         for i in range(n):
-            if points[i, 0] ** 2 + points[i, 1] ** 2 + points[i, 2] ** 2 < (
-                points[nearest, 0] ** 2 + points[nearest, 1] ** 2 + points[nearest, 2] ** 2
-            ):
+            a, b2 = points[i], points[nearest]
+            if a[0] * a[0] + a[1] * a[1] + a[2] * a[2] < b2[0] * b2[0] + b2[1] * b2[1] + b2[2] * b2[2]:
                 nearest = i
-        for c in range(3):
-            v[c] = points[nearest, c]
-            points[0, c] = v[c]
+        v[:] = points[nearest]
+        points[0] = v
         return 1
     k = 0
     for i in range(n):
@@ -627,13 +607,9 @@ def edge_free(
         q0, q1: full configurations (C-contiguous, the FK's arity); equal for one configuration.
         resolution: the most any pair may approach within one first interval (m, > 0).
         clearance: the least distance kept (m, > 0).
-        node_center ... obstacle_dims, pairs: :class:`bb_robot.planning.spheres.PackedSpheres`.
-        pair_reach: ``(pairs, coordinates)``: how far each pair's geometries can approach each
-            other per radian (or metre) of each coordinate (m).
-        hull_vertex: ``(vertices, 3)`` every robot part's hull vertices in its link frame.
-        hull_start: ``(parts + 1,)`` where each part's vertices begin (and the end).
-        hull_margin: ``(parts,)`` a radius around the vertices (a sphere part: its centre and radius).
-        adjacency_start, adjacency: the hulls' edges (:class:`bb_robot.planning.spheres.PackedSpheres`).
+        node_center ... pairs, pair_reach, hull_vertex ... adjacency: the arrays of
+            :class:`bb_robot.planning.spheres.PackedSpheres` (``pairs`` and ``pair_reach`` may be a
+            subset of its rows).
         directions: ``(pairs, 3)`` each pair's last GJK direction (written; zeros at first): where
             to begin the next time (only speed depends on it, never the verdict's soundness).
         budget: configurations evaluated at most; past it the segment is refused.
