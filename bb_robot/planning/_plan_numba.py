@@ -551,12 +551,12 @@ def _prove(
 
 @numba.njit(inline="always", boundscheck=False)
 def _order(count: int, out: np.ndarray) -> None:
-    """Indices ``0 .. count-1`` coarse to fine: both ends, then the middle, then the middles of the halves."""
+    """Indices ``0 .. count-1`` coarse to fine: both ends (the last first), the middle, the middles of the halves."""
     last = count - 1
-    out[0] = 0
+    out[0] = last  # the far end first: an extension is usually blocked there, its near end is a tree node
     if last == 0:
         return
-    out[1] = last
+    out[1] = 0
     filled = 2
     stride = 1
     while stride * 2 <= last:

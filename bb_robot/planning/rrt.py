@@ -114,10 +114,13 @@ def extend(
         if moved is None:
             return Growth.TRAPPED, -1
         new = moved
-    if np.array_equal(new, origin) or not checker.edge_valid(origin, new):
+    if (new is not target or project is not None) and np.array_equal(new, origin):
+        return Growth.TRAPPED, -1
+    if not checker.edge_valid(origin, new):
         return Growth.TRAPPED, -1
     index = tree.add(new, near)
-    return (Growth.REACHED if np.array_equal(new, target) else Growth.ADVANCED), index
+    reached = new is target or np.array_equal(new, target)
+    return (Growth.REACHED if reached else Growth.ADVANCED), index
 
 
 def connect(

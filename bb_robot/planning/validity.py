@@ -350,10 +350,10 @@ class StateChecker:
             ``True`` when every configuration of the segment (not only samples) is free.
         """
         self.counts.edges += 1
-        q0, q1 = self.full(x0), self.full(x1)
-        if self.always is not None or not (np.isfinite(q0).all() and np.isfinite(q1).all()):
+        if self.always is not None:
             return False
-        return self._free(q0, q1)
+        q0, q1 = self.full(x0), self.full(x1)
+        return self._free(q0, q1)  # a non-finite value: the kinematics refuse it, and so does the kernel
 
     def path_valid(self, path: npt.ArrayLike) -> bool:
         """Whether every edge of a path (rows of planned-joint values) is valid.
