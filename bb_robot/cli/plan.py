@@ -7,7 +7,8 @@ planned joints are the chain to ``--tip`` (default: ``bb-robot show``'s end effe
 tool frame); other joints (fingers) keep their start values.  The goal is joint values (``--to``,
 the joints not named keep their start values) or the tip's pose (``--xyz`` and ``--rpy`` /
 ``--quat``).  The planner is :func:`bb_robot.planning.plan.plan` at ``--clearance`` (default: the
-driver's ``collision.clearance`` plus :data:`CLEARANCE_MARGIN`, so the driver accepts the plan).
+driver's ``collision.clearance`` plus 1 mm, :data:`~bb_robot.planning.validity.DRIVER_CLEARANCE`,
+so the driver accepts the plan).
 The velocity and acceleration limits are the model's, narrowed by ``--config``'s ``joint_limits``
 (a driver parameter file, or MoveIt's ``joint_limits.yaml``), with conservative defaults where
 neither gives one (named on stderr).
@@ -30,16 +31,14 @@ from bb_robot.cli.show import default_tip
 from bb_robot.collision.scene import Scene
 from bb_robot.collision.sources import checked_model
 from bb_robot.collision.world import load_world
-from bb_robot.driver.parameters import spec
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.planning.errors import InvalidRequest
 from bb_robot.planning.goals import JointGoal, PoseGoal
 from bb_robot.planning.limits import JointLimits, read_overrides
 from bb_robot.planning.plan import PlanResult, plan
 from bb_robot.planning.timing import Trajectory
+from bb_robot.planning.validity import DRIVER_CLEARANCE
 
-#: Added to the driver's default ``collision.clearance`` for the default ``--clearance`` (m).
-CLEARANCE_MARGIN = 0.001
 #: The position tolerance of a pose goal (m) and its orientation tolerance (rad).
 POSE_TOLERANCE = (1e-4, 1e-3)
 
@@ -51,12 +50,6 @@ JSON_SHAPE = (
     '"peak_jerk", "peak_jerk_ratio", "points": [{"time", "positions", "velocities", "accelerations"}]}|null, '
     '"limits": {joint: {"velocity", "acceleration", "jerk", "defaulted": [...]}}, "output": path|null}'
 )
-
-
-def driver_clearance() -> float:
-    """The default ``--clearance``: the driver's default ``collision.clearance`` plus the margin (m)."""
-    default = spec("collision.clearance").default
-    return float(default if isinstance(default, float | int) else 0.002) + CLEARANCE_MARGIN
 
 
 def _values(groups: list[list[str]] | None, option: str) -> dict[str, float]:
@@ -141,7 +134,7 @@ def run(args: argparse.Namespace) -> int:
     target = target_pose(args.xyz, args.rpy, args.quat) if args.xyz is not None else None
     if not (math.isfinite(args.timeout) and args.timeout > 0):
         raise common.UsageError(f"--timeout must be a positive number of seconds, got {args.timeout}")
-    clearance = driver_clearance() if args.clearance is None else args.clearance
+    clearance = DRIVER_CLEARANCE if args.clearance is None else args.clearance
     if not (math.isfinite(clearance) and clearance >= 0):
         raise common.UsageError(f"--clearance must be a distance >= 0 m, got {clearance}")
     if args.seed < 0:
@@ -326,7 +319,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         type=float,
         default=None,
         metavar="M",
-        help=f"the least distance kept (m; default the driver's collision.clearance + {CLEARANCE_MARGIN * 1000:g} mm)",
+        help=f"the least distance kept (m; default {DRIVER_CLEARANCE:g}: the driver's collision.clearance + 1 mm)",
     )
     parser.add_argument(
         "-o", dest="output", metavar="FILE", help="write the trajectory as a trajectory_msgs/JointTrajectory YAML"

@@ -7,6 +7,7 @@ all are read once, at start (``when="start"``: read-only).
 from __future__ import annotations
 
 from bb_robot.common.parameters import ParameterSpec
+from bb_robot.planning.validity import DRIVER_CLEARANCE
 
 PARAMETERS: tuple[ParameterSpec, ...] = (
     ParameterSpec(
@@ -39,7 +40,7 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
     ),
     ParameterSpec(
         "collision.clearance",
-        0.003,
+        DRIVER_CLEARANCE,
         "The least distance a plan keeps between checked pairs (m): the driver's default clearance plus 1 mm, "
         "so the driver's guard accepts every plan.",
         type="double",

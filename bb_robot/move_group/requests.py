@@ -50,6 +50,7 @@ from bb_robot.planning.errors import (
 from bb_robot.planning.limits import JointLimits
 from bb_robot.planning.plan import plan
 from bb_robot.planning.timing import Trajectory
+from bb_robot.planning.validity import DRIVER_CLEARANCE
 
 __all__ = ["Code", "MoveGroupCore", "Outcome", "Refused", "error_code"]
 
@@ -128,7 +129,7 @@ class MoveGroupCore:
         default_group: str,
         limits: Mapping[str, JointLimits],
         *,
-        clearance: float = 0.003,
+        clearance: float = DRIVER_CLEARANCE,
         timeout: float = 5.0,
         seed: int = 0,
     ) -> None:

@@ -19,6 +19,7 @@ from bb_robot.loading import LoadedModel
 from bb_robot.move_group.groups import Group, default_group, read_groups
 from bb_robot.move_group.requests import MoveGroupCore
 from bb_robot.planning.limits import JointLimits, read_overrides
+from bb_robot.planning.validity import DRIVER_CLEARANCE
 
 Log = Callable[[str], None]
 
@@ -32,7 +33,7 @@ def build_core(
     group_name: str = "arm",
     tip: str = "",
     limits_file: str = "",
-    clearance: float = 0.003,
+    clearance: float = DRIVER_CLEARANCE,
     timeout: float = 5.0,
     seed: int = 0,
     log: Log | None = None,

@@ -39,13 +39,14 @@ from bb_robot.model.transforms import matrix_to_quaternion, quaternion_to_matrix
 from bb_robot.planning.errors import InvalidRequest
 from bb_robot.planning.limits import JointLimits
 from bb_robot.planning.timing import Trajectory, time_path
+from bb_robot.planning.validity import DRIVER_CLEARANCE
 
 FloatArray = npt.NDArray[np.float64]
 
 #: Paths with fewer steps than this are not tested for jumps (MoveIt's ``MIN_STEPS_FOR_JUMP_THRESH``).
 MIN_STEPS_FOR_JUMP_TEST = 10
-#: The clearance of the exact check when none is given (m): the driver's default 2 mm plus 1 mm.
-DEFAULT_CLEARANCE = 0.003
+#: The clearance of the exact check when none is given (m).
+DEFAULT_CLEARANCE = DRIVER_CLEARANCE
 #: The largest orientation change of one step when none is given (rad).
 DEFAULT_ROTATION_STEP = 0.05
 

@@ -49,6 +49,10 @@ from bb_robot.planning.spheres import PackedSpheres, checked_part_pairs, pack
 RESOLUTION = 0.05
 #: Clearance 0 is checked as this (m): contact-free, with a positive distance to advance by.
 MIN_CLEARANCE = 1e-5
+#: The clearance of plans meant for the driver (m): its default ``collision.clearance`` (2 mm) plus a
+#: 1 mm margin, so that its guard accepts every plan (the default of ``bb-robot plan``, of Cartesian
+#: paths and of the move_group node; test/cli/test_plan_command.py checks it against the driver's).
+DRIVER_CLEARANCE = 0.003
 #: Two-joint steady pairs (:meth:`StateChecker._steady_pairs`) are proven at the clearance plus at
 #: most this (m): the most the pair approaches within half a cell of the second joint's range.
 STEADY_MARGIN = 0.005

@@ -176,3 +176,12 @@ def test_an_unreadable_world_file_is_named(run_cli: RunCli, tmp_path: Path) -> N
     world.write_text("obstacles: [{name: post, shape: {box: [1, 2]}}]\n")
     result = run_cli("plan", ARM, "--to", "elbow_joint=1", "--world", world)
     assert result.returncode == 1 and "broken.yaml" in result.stderr and "Traceback" not in result.stderr, result
+
+
+def test_plans_meant_for_the_driver_keep_its_default_clearance_plus_a_millimetre() -> None:
+    # The default of bb-robot plan, of Cartesian paths and of the move_group node: the driver's
+    # guard refuses a trajectory nearer than its collision.clearance, so a plan keeps 1 mm more.
+    from bb_robot.driver.parameters import spec
+    from bb_robot.planning.validity import DRIVER_CLEARANCE
+
+    assert DRIVER_CLEARANCE == pytest.approx(float(spec("collision.clearance").default) + 0.001)
