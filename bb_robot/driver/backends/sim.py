@@ -21,7 +21,8 @@ Each joint is a point that moves as commanded within its limits, with no dynamic
 A joint without an acceleration limit changes velocity at once; without a velocity limit it
 reaches a position target in one step.  Time is the driver's monotonic clock: each ``read``
 integrates from the previous one to now, in steps of at most ``sim.max_step`` seconds; a gap
-longer than ``sim.max_gap`` (the loop was stopped) is not integrated.
+longer than ``sim.max_gap`` (1 s: the loop was stopped) is not integrated; a shorter stall of a busy
+host is, as a real arm moves on while its driver is late.
 """
 
 from __future__ import annotations

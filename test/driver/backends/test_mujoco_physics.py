@@ -305,7 +305,7 @@ def test_real_time_follows_the_loops_clock_and_lockstep_one_period_per_cycle() -
     assert real.sim_time_ns() == 7_000_000
     real.read(start + 10_000_000)
     assert real.sim_time_ns() == 10_000_000
-    real.read(start + 10_000_000 + 500_000_000)  # a gap longer than max_gap is not simulated
+    real.read(start + 10_000_000 + 1_500_000_000)  # a gap longer than max_gap (1 s) is not simulated
     assert real.sim_time_ns() == 10_000_000 and real.gaps == 1
     assert real_host.published == []  # real time: /clock is not the simulation's
 

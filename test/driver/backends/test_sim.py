@@ -109,10 +109,10 @@ def test_a_long_gap_is_not_integrated_and_read_needs_connect() -> None:
         ),
         0,
     )
-    sample = sim.read(1_000_000_000)  # one second later: a gap, not a step
+    sample = sim.read(1_500_000_000)  # 1.5 s later (over max_gap): a gap, not a step
     assert np.allclose(sample.positions, 0.0) and sim.gaps == 1
-    sample = sim.read(1_010_000_000)
-    assert (sample.positions > 0).all() and (sample.stamps == 1_010_000_000).all()
+    sample = sim.read(1_510_000_000)
+    assert (sample.positions > 0).all() and (sample.stamps == 1_510_000_000).all()
     assert sim.health().connected
     sim.disconnect()
     assert not sim.health().connected
