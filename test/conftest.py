@@ -77,14 +77,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark the tests of the Jazzy profile (``helpers.ros_distro.JAZZY_PROFILE_GLOBS``) ``jazzy_profile``,
+    """Mark the tests of the Jazzy profile (``helpers.ros_distro.JAZZY_PROFILE_GLOBS``, and of the
+    parametrized ones there the cases ``JAZZY_PROFILE_CASES`` names) ``jazzy_profile``,
     and keep only the tests of ``--part`` (``helpers.test_parts``)."""
     from helpers.ros_distro import in_jazzy_profile
     from helpers.test_parts import is_serial
 
     test_dir = REPO_ROOT / "test"
     for item in items:
-        if in_jazzy_profile(Path(str(item.path)), test_dir):
+        callspec = getattr(item, "callspec", None)
+        function = getattr(item, "originalname", item.name)
+        if in_jazzy_profile(Path(str(item.path)), test_dir, function, callspec.id if callspec else None):
             item.add_marker(pytest.mark.jazzy_profile)
     part = config.getoption("--part")
     if part == "all":

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
-from helpers.ros_distro import JAZZY_PROFILE_EXCLUDED, in_jazzy_profile
+from helpers.ros_distro import JAZZY_PROFILE_CASES, JAZZY_PROFILE_EXCLUDED, in_jazzy_profile
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO_ROOT / "test"
@@ -84,3 +85,24 @@ def test_the_jazzy_profile_holds_what_issue_18_asks() -> None:
         assert not in_jazzy_profile(TEST_DIR / name, TEST_DIR)
     assert not in_jazzy_profile(TEST_DIR / "urdf" / "test_parser.py", TEST_DIR)
     assert not in_jazzy_profile(REPO_ROOT / "benchmarks" / "test_x.py", TEST_DIR)
+
+
+def test_the_jazzy_profile_runs_the_named_cases_of_a_parametrized_test_and_no_other() -> None:
+    # pytest's own collection of the three files, as CI selects the profile (-m jazzy_profile)
+    files = sorted({name.split("::")[0] for name in JAZZY_PROFILE_CASES})
+    collected = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "jazzy_profile"]
+        + [str(TEST_DIR / name) for name in files],
+        cwd=REPO_ROOT,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert collected.returncode == 0, collected.stdout + collected.stderr
+    selected = {line.strip() for line in collected.stdout.splitlines() if "::" in line}
+    for key, cases in JAZZY_PROFILE_CASES.items():
+        prefix = f"test/{key}["
+        chosen = {line[len(prefix) : -1] for line in selected if line.startswith(prefix)}
+        assert chosen == set(cases), (key, chosen)
+    # every other test of those files stays in the profile
+    assert any(line.startswith("test/nodes/test_bringup_launch.py::test_two_arms_in_one_tf_tree") for line in selected)

@@ -29,17 +29,59 @@ JAZZY_PROFILE_GLOBS = ("nodes/test_*.py", "driver/test_control_msgs.py", "test_p
 JAZZY_PROFILE_EXCLUDED = frozenset({"nodes/test_mixed_distros.py", "nodes/test_network_cut.py"})
 
 
-def in_jazzy_profile(path: Path, test_dir: Path) -> bool:
-    """Whether the test file ``path`` (under ``test_dir``) belongs to the Jazzy profile."""
+#: Parametrized node tests whose cases vary the robot or the config file, not the calls into
+#: rclpy, launch or Fast DDS: the Jazzy profile runs the cases named here (pytest's ids), the
+#: Kilted suite all of them (docs/distributions.md, "The Jazzy profile in CI").  Each of these
+#: runs a whole system per case (a bringup with the real ``ros2`` command line: 10 to 19 s each).
+JAZZY_PROFILE_CASES: dict[str, frozenset[str]] = {
+    # the README's bringup (the message for absent RViz and Gazebo included); the mujoco, Gazebo,
+    # actuators and two-arm bringups have tests of their own in the profile
+    "nodes/test_bringup_launch.py::test_bringup_with_each_simulator_config": frozenset({"bb_arm.yaml"}),
+    # one config per backend
+    "nodes/test_shipped_configs.py::test_a_command_beyond_the_margin_is_refused_and_the_arm_does_not_move": frozenset(
+        {
+            "bb_arm.yaml-sim",
+            "bb_arm_mujoco.yaml-mujoco",
+            "bb_arm_actuators.yaml-actuators",
+            "worlds_ur3e_world_gazebo.yaml-gazebo",
+        }
+    ),
+    # the driver frozen (SIGSTOP) and resumed; the other case freezes bb-robot up's own sender
+    "nodes/test_up_cartesian.py::test_a_turn_the_machine_paused_is_drawn_again_and_judged": frozenset(
+        {"the driver-the driver's joint states paused for"}
+    ),
+}
+
+
+def _relative(path: Path, test_dir: Path) -> Path | None:
     try:
-        relative = path.resolve().relative_to(test_dir.resolve())
+        return path.resolve().relative_to(test_dir.resolve())
     except ValueError:
+        return None
+
+
+def in_jazzy_profile(path: Path, test_dir: Path, function: str = "", case: str | None = None) -> bool:
+    """Whether a test belongs to the Jazzy profile.
+
+    Args:
+        path: The test file.
+        test_dir: The suite's directory (``test/``).
+        function: The test function's name (``""``: the question is about the file).
+        case: The parametrized case's id (pytest's ``callspec.id``), ``None`` for a test without cases.
+
+    Returns:
+        Whether the file is in the profile and, for a case of a function in
+        :data:`JAZZY_PROFILE_CASES`, whether that case is one named there.
+    """
+    relative = _relative(path, test_dir)
+    if relative is None or relative.as_posix() in JAZZY_PROFILE_EXCLUDED:
         return False
-    if relative.as_posix() in JAZZY_PROFILE_EXCLUDED:
-        return False
-    return any(
+    if not any(
         relative.match(pattern) and len(relative.parts) == len(Path(pattern).parts) for pattern in JAZZY_PROFILE_GLOBS
-    )
+    ):
+        return False
+    cases = JAZZY_PROFILE_CASES.get(f"{relative.as_posix()}::{function}")
+    return cases is None or case is None or case in cases
 
 
 def running_distro() -> str:
