@@ -1,5 +1,7 @@
-# Included just before rosidl_generate_interfaces() by scripts/build_interfaces (MoveIt's message
-# packages): keeps only the generators a Python client needs, and drops the C++ ones.
+# Included just before rosidl_generate_interfaces() by every interface package scripts/build_interfaces
+# builds into a venv (interfaces/tf2_msgs and control_msgs themselves; MoveIt's message packages and
+# composition_interfaces patched in their temporary copies): keeps only the generators a Python
+# client needs, and drops the C++ ones.
 #
 # rosidl_default_generators registers every generator and typesupport it finds, as extensions of
 # "rosidl_generate_idl_interfaces". rclpy uses only the C side:
