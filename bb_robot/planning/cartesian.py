@@ -36,7 +36,7 @@ from bb_robot.collision.scene import Scene
 from bb_robot.errors import BbRobotError
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import matrix_to_quaternion, quaternion_to_matrix
-from bb_robot.planning.errors import InvalidRequest
+from bb_robot.planning.errors import InvalidRequest, StartInCollision
 from bb_robot.planning.limits import JointLimits
 from bb_robot.planning.timing import Trajectory, time_path
 from bb_robot.planning.validity import DRIVER_CLEARANCE
@@ -243,8 +243,9 @@ def cartesian_path(
         The :class:`CartesianResult`.
 
     Raises:
-        InvalidRequest: a malformed start, pose or option, an unknown tip or joint; the start in
-            collision when ``avoid_collisions`` (naming the pair).
+        InvalidRequest: a malformed start, pose or option, an unknown tip or joint.
+        StartInCollision: the start in collision (or nearer than ``clearance``) when
+            ``avoid_collisions``, naming the pair; as :func:`~bb_robot.planning.plan.plan` reports it.
     """
     for label, value in (("max_step", max_step), ("max_rotation_step", max_rotation_step), ("clearance", clearance)):
         if not (math.isfinite(value) and value > 0):
@@ -272,11 +273,7 @@ def cartesian_path(
     if avoid_collisions:
         verdict = check_path(scene.model, q_start[None], clearance)
         if not verdict.ok and verdict.contact is not None:
-            a, b = verdict.contact.links
-            raise InvalidRequest(
-                f"the start configuration is in collision: '{a}' and '{b}' come "
-                f"{verdict.contact.distance * 1000:.1f} mm apart (clearance {clearance * 1000:g} mm)"
-            )
+            raise StartInCollision(verdict.contact.links, verdict.contact.distance, clearance)
     steps, total = interpolate_poses(chain.end_effector_pose(seed), targets, max_step, max_rotation_step)
     path = [q_start]
     stop: str | None = None

@@ -22,19 +22,27 @@ class InvalidRequest(PlanningError):
     """A malformed request: a non-finite value, an unknown joint or link, an empty goal, a bad option."""
 
 
+def _nearness(pair: tuple[str, str], distance: float) -> str:
+    """``'a' and 'b' come 1.2 mm apart``, or ``... overlap by 4.8 mm`` for a penetration (distance < 0)."""
+    if distance < 0:
+        return f"'{pair[0]}' and '{pair[1]}' overlap by {-distance * 1000:.1f} mm"
+    return f"'{pair[0]}' and '{pair[1]}' come {distance * 1000:.1f} mm apart"
+
+
 class StartInCollision(PlanningError):
     """The start configuration is in collision (or nearer than the clearance).
 
     Attributes:
         pair: the two links (or link and obstacle) found too near.
-        distance: their distance in metres (0 for contact).
+        distance: their distance in metres (0 or less for contact: minus the penetration depth where
+            the check measures it).
     """
 
     def __init__(self, pair: tuple[str, str], distance: float, clearance: float) -> None:
         self.pair, self.distance = pair, distance
         super().__init__(
-            f"the start configuration is in collision: '{pair[0]}' and '{pair[1]}' come {distance * 1000:.1f} mm "
-            f"apart (clearance {clearance * 1000:g} mm); move the arm out first or lower the clearance"
+            f"the start configuration is in collision: {_nearness(pair, distance)} "
+            f"(clearance {clearance * 1000:g} mm); move the arm out first or lower the clearance"
         )
 
 
@@ -43,14 +51,14 @@ class GoalInCollision(PlanningError):
 
     Attributes:
         pair: the pair found too near at the first goal configuration.
-        distance: their distance in metres.
+        distance: their distance in metres (negative: minus the penetration depth).
     """
 
     def __init__(self, pair: tuple[str, str], distance: float, clearance: float, count: int = 1) -> None:
         self.pair, self.distance = pair, distance
         which = "the goal configuration is" if count == 1 else f"all {count} goal configurations are"
         super().__init__(
-            f"{which} in collision: '{pair[0]}' and '{pair[1]}' come {distance * 1000:.1f} mm apart "
+            f"{which} in collision: {_nearness(pair, distance)} "
             f"(clearance {clearance * 1000:g} mm); choose another goal or lower the clearance"
         )
 

@@ -17,7 +17,7 @@ from bb_robot.collision.sources import checked_model
 from bb_robot.loading import load_file
 from bb_robot.model.geometry import Box
 from bb_robot.planning.cartesian import cartesian_path, chain_for, jump_index, start_configuration
-from bb_robot.planning.errors import InvalidRequest
+from bb_robot.planning.errors import InvalidRequest, StartInCollision
 
 pin = pytest.importorskip("pinocchio")
 pytest.importorskip("coal")
@@ -113,6 +113,21 @@ def test_a_collision_stops_the_path_before_it(scene: Scene) -> None:
     assert 0.3 < result.fraction < 0.7
     assert result.stop is not None and "world/wall" in result.stop
     assert check_path(scene.model, result.path, 0.003).ok
+    free = cartesian_path(scene, START, [target], max_step=0.01, jump_threshold=0.0, tip="tcp", avoid_collisions=False)
+    assert free.fraction == 1.0
+
+
+def test_a_start_in_collision_is_refused_as_plan_refuses_it_naming_the_pair(scene: Scene) -> None:
+    begin = start_pose(scene)
+    target = begin.copy()
+    target[:3, 3] += [0.0, 0.1, 0.0]
+    # a block around the tool where the path would start
+    scene.add_object("block", [(Box((0.1, 0.1, 0.1)), np.eye(4))], pose_matrix(begin[:3, 3].tolist(), [0, 0, 0, 1]))
+    with pytest.raises(StartInCollision, match="start configuration is in collision: .*world/block") as raised:
+        cartesian_path(scene, START, [target], max_step=0.01, jump_threshold=0.0, tip="tcp")
+    assert "world/block" in raised.value.pair and raised.value.distance < 0  # overlapping: minus the depth
+    assert "overlap by" in str(raised.value)
+    # without collision checking the same request moves
     free = cartesian_path(scene, START, [target], max_step=0.01, jump_threshold=0.0, tip="tcp", avoid_collisions=False)
     assert free.fraction == 1.0
 
