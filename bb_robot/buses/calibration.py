@@ -245,10 +245,11 @@ def choose_homing(
     actual = unwrap([actual_from_present(p, current_offset, protocol) for p in travel])
     low, high = min(actual), max(actual)
     span = high - low
-    if span > RESOLUTION - 1 - 2 * margin:
+    # Two ticks go to rounding: the middle of an odd span, and Feetech's -2048 written as -2047.
+    if span > RESOLUTION - 3 - 2 * margin:
         raise CalibrationError(
             f"{name}: the joint travelled {span} ticks ({math.degrees(span * 2 * math.pi / RESOLUTION):.1f}°), "
-            f"more than a turn less {2 * margin} ticks of margin, so every homing offset leaves a position of its "
+            f"more than a turn less {2 * margin + 2} ticks of margin, so every homing offset leaves a position of its "
             "travel at the encoder's wrap point (where the reading jumps by a turn); calibrate it over less than a "
             f"turn, or treat it as a full-turn joint (range 0..{RESOLUTION - 1})"
         )
@@ -257,7 +258,9 @@ def choose_homing(
     # Offsets are equal modulo a turn; take the representative within ±2048.
     raw = (centre - half) if protocol == "feetech" else (half - centre)
     offset = (raw + half) % RESOLUTION - half
-    if offset == -half:  # -2048 cannot be written to a Feetech servo; one tick over is as good
+    if (
+        offset == -half and protocol == "feetech"
+    ):  # -2048 cannot be written to a Feetech servo; one tick over is as good
         offset = -half + 1
     limit = offset_limit(protocol)
     if abs(offset) > limit:  # pragma: no cover - the representative is always within ±2047

@@ -107,7 +107,10 @@ class BusEmulator:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
         self._closed = threading.Event()
+        self._gone = threading.Event()
         self.lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        self.late_sent = 0
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -194,9 +197,14 @@ class BusEmulator:
         """Whether the port was closed by :meth:`close_port` or the ``close_at`` fault."""
         return self._closed.is_set()
 
-    def close_port(self) -> None:
-        """Close the pty now, as an adapter pulled out mid-run (clients see the port fail)."""
+    def close_port(self, wait: float = 5.0) -> None:
+        """Close the pty now, as an adapter pulled out mid-run (clients see the port fail).
+
+        Returns when the pty is closed (or after ``wait`` seconds).
+        """
         self._closed.set()
+        if self._thread is not None and self._thread.is_alive():
+            self._gone.wait(wait)
 
     def __enter__(self) -> BusEmulator:
         if not self._path:
@@ -221,7 +229,9 @@ class BusEmulator:
         while not self._stop.is_set():
             if self._closed.is_set() or (self.faults.close_at is not None and self.now() >= self.faults.close_at):
                 self._closed.set()
-                self._close_port()
+                with self._write_lock:
+                    self._close_port()
+                self._gone.set()
                 return
             self._events()
             try:
@@ -348,18 +358,27 @@ class BusEmulator:
             out += damage(reply, kind) if kind is not None else reply
             self.stats.replies += kind is None
         self._write_at(due, bytes(out))
-        if late:
-            self._write_at(due + self.faults.late_by, b"".join(late))
+        if late:  # sent from a timer, so that the emulator goes on serving meanwhile
+            timer = threading.Timer(
+                max(0.0, due - self._clock()) + self.faults.late_by, self._send_late, (b"".join(late),)
+            )
+            timer.daemon = True
+            timer.start()
+
+    def _send_late(self, data: bytes) -> None:
+        self._write_at(0.0, data)
+        self.late_sent += 1
 
     def _write_at(self, due: float, data: bytes) -> None:
-        wait = due - self._clock()
+        wait = due - self._clock() if self.timing else 0.0
         if wait > 0:
             time.sleep(wait)
-        if data and self._master >= 0:
-            try:
-                os.write(self._master, data)
-            except OSError:
-                pass
+        with self._write_lock:
+            if data and self._master >= 0:
+                try:
+                    os.write(self._master, data)
+                except OSError:
+                    pass
 
     # ------------------------------------------------------------------ by hand
     def servo_of(self, joint: str | int) -> EmulatedServo:
