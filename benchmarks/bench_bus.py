@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+"""Servo buses: one 6-servo sync-read + sync-write cycle, bb_robot's Bus against the vendors' SDKs.
+
+Run ``python benchmarks/bench_bus.py [--quick] [--no-docs]``.  ``bb-robot bus-emulator`` runs in a
+process of its own with its timing model (1 Mbaud, 10 bits a byte, 1 ms latency per transaction
+that gets a reply): the SO-101's six STS3215 servos (Feetech) and six XL430-W250 servos
+(Dynamixel, return delay 0).  One cycle is what a bridge does each period: a SYNC_READ of the six
+present positions, decoded, then a SYNC_WRITE of six goal positions (the positions read).  The
+parties, interleaved in blocks of 50 cycles on the same pty: ``ours`` (:class:`bb_robot.buses.transport.Bus`)
+and the vendor's SDK (feetech-servo-sdk's ``GroupSyncRead`` / ``GroupSyncWrite``, dynamixel-sdk's).
+
+The *ceiling* is the rate the timing model allows: the latency plus the sync read's request and
+replies on the wire, per cycle (the sync write gets no reply, so the emulator holds nothing back
+for it).  Reported per protocol and party: median and p99 cycle time, the achieved rate (cycles
+over the time they took), its ratio to the ceiling, and the client's CPU per cycle (its thread's
+CPU time).  Target (issue 39): ours at ≥ 0.8 of the ceiling for both protocols.  Prints a
+Markdown report and rewrites the ``bench_bus`` section of ``docs/benchmarks.md``.  Numbers are
+measurements, never assertions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import _common  # noqa: E402
+
+from bb_robot.buses.dynamixel import DYNAMIXEL  # noqa: E402
+from bb_robot.buses.feetech import FEETECH  # noqa: E402
+from bb_robot.buses.packets import Codec, Instruction  # noqa: E402
+from bb_robot.buses.tables import Model, model  # noqa: E402
+from bb_robot.buses.transport import BITS_PER_BYTE, Bus  # noqa: E402
+
+SECTION = "bench_bus"
+IDS = [1, 2, 3, 4, 5, 6]
+BAUD = 1_000_000
+LATENCY = 0.001
+BLOCK = 50
+#: protocol -> (codec, model, the emulator's options)
+PROTOCOLS: dict[str, tuple[Codec, Model, list[str]]] = {
+    "feetech": (FEETECH, model("sts3215"), ["--arm", "so101"]),
+    "dynamixel": (DYNAMIXEL, model("xl430-w250"), ["--protocol", "dynamixel", "--ids", *map(str, IDS)]),
+}
+
+
+def start_emulator(options: list[str]) -> tuple[subprocess.Popen[str], str]:
+    env = dict(os.environ, PYTHONPATH=str(_common.REPO_ROOT))
+    command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", *options, "--latency", str(LATENCY * 1e3)]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=env)
+    assert process.stdout is not None
+    return process, process.stdout.readline().strip()
+
+
+def ceiling(codec: Codec, size: int) -> float:
+    """Seconds per cycle the timing model implies: latency + the sync read on the wire."""
+    request = len(codec.instruction(codec.broadcast_id, Instruction.SYNC_READ, codec.sync_read_params(0, size, IDS)))
+    replies = len(IDS) * codec.status_size(size)
+    return LATENCY + (request + replies) * BITS_PER_BYTE / BAUD
+
+
+def ours(path: str, codec: Codec, table: Model) -> tuple[Callable[[], None], Callable[[], None]]:
+    bus = Bus.open(path, codec, baud=BAUD, latency=0.05)
+    present, goal = table.block(["present_position"]), table.block(["goal_position"])
+
+    def cycle() -> None:
+        values = bus.sync_read(IDS, present).values
+        bus.sync_write(goal, {i: {"goal_position": values[i]["present_position"]} for i in IDS})
+
+    return cycle, bus.close
+
+
+def vendor(path: str, protocol: str, table: Model) -> tuple[Callable[[], None], Callable[[], None]]:
+    sdk: Any
+    if protocol == "feetech":
+        import scservo_sdk as sdk
+
+        handler = sdk.PacketHandler(0)
+    else:
+        import dynamixel_sdk as sdk
+
+        handler = sdk.PacketHandler(2.0)
+    port = sdk.PortHandler(path)
+    assert port.openPort() and port.setBaudRate(BAUD)
+    present, goal = table.register("present_position"), table.register("goal_position")
+    reader = sdk.GroupSyncRead(port, handler, present.address, present.size)
+    writer = sdk.GroupSyncWrite(port, handler, goal.address, goal.size)
+    for i in IDS:
+        reader.addParam(i)
+        writer.addParam(i, [0] * goal.size)
+
+    def cycle() -> None:
+        if reader.txRxPacket() != sdk.COMM_SUCCESS:
+            raise RuntimeError("the vendor SDK's sync read failed")
+        for i in IDS:
+            value = reader.getData(i, present.address, present.size)
+            writer.changeParam(i, list(value.to_bytes(goal.size, "little")))
+        writer.txPacket()
+
+    return cycle, port.closePort
+
+
+def measure(parties: dict[str, Callable[[], None]], cycles: int) -> dict[str, dict[str, float]]:
+    times: dict[str, list[float]] = {name: [] for name in parties}
+    cpu = dict.fromkeys(parties, 0.0)
+    wall = dict.fromkeys(parties, 0.0)
+    for party in parties.values():  # warm up
+        for _ in range(20):
+            party()
+    while min(len(t) for t in times.values()) < cycles:
+        for name, party in parties.items():
+            cpu_start, wall_start = time.thread_time(), time.perf_counter()
+            for _ in range(BLOCK):
+                start = time.perf_counter()
+                party()
+                times[name].append(time.perf_counter() - start)
+            cpu[name] += time.thread_time() - cpu_start
+            wall[name] += time.perf_counter() - wall_start
+    out = {}
+    for name, samples in times.items():
+        ordered = sorted(samples)
+        out[name] = {
+            "median": _common.median(samples),
+            "p99": ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))],
+            "rate": len(samples) / wall[name],
+            "cpu": cpu[name] / len(samples),
+        }
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="fewer cycles (smoke test)")
+    parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
+    args = parser.parse_args(argv)
+    cycles = 300 if args.quick else 3000
+    machine = _common.machine_summary(("numpy", "pyserial", "feetech-servo-sdk", "dynamixel-sdk"))
+    load_start = _common.load_average()
+    rows = []
+    verdicts = []
+    for protocol, (codec, table, options) in PROTOCOLS.items():
+        process, path = start_emulator(options)
+        try:
+            our_cycle, our_close = ours(path, codec, table)
+            their_cycle, their_close = vendor(path, protocol, table)
+            results = measure({"ours": our_cycle, "vendor SDK": their_cycle}, cycles)
+            our_close()
+            their_close()
+        finally:
+            process.terminate()
+            process.wait(timeout=30)
+        limit = ceiling(codec, table.register("present_position").size)
+        for name, r in results.items():
+            rows.append([
+                protocol, name, _common.format_seconds(r["median"]), _common.format_seconds(r["p99"]),
+                f"{r['rate']:.0f} Hz", f"{1 / limit:.0f} Hz", f"{r['rate'] * limit:.3f}",
+                _common.format_seconds(r["cpu"]),
+            ])  # fmt: skip
+        ratio = results["ours"]["rate"] * limit
+        verdicts.append(("met" if ratio >= 0.8 else "missed",
+                         f"{protocol}: ours at {ratio:.3f} of the ceiling ({1 / limit:.0f} Hz), target ≥ 0.8; "
+                         f"the vendor SDK at {results['vendor SDK']['rate'] * limit:.3f}"))  # fmt: skip
+    lines = _common.report_head(
+        "Servo buses: a 6-servo sync-read + sync-write cycle against the vendors' SDKs (`benchmarks/bench_bus.py`)",
+        f"({'quick' if args.quick else 'full'} run: {cycles} cycles per party and protocol, interleaved in blocks "
+        f"of {BLOCK}; `bb-robot bus-emulator` in its own process at {BAUD} baud with {LATENCY * 1e3:g} ms latency "
+        "per transaction).",
+        machine,
+        verdicts,
+    )
+    lines += [
+        "### One cycle: SYNC_READ of six present positions, SYNC_WRITE of six goals",
+        "",
+        _common.markdown_table(
+            ["protocol", "party", "median", "p99", "achieved rate", "ceiling", "of ceiling", "client CPU / cycle"],
+            rows,
+            "llrrrrrr",
+        ),
+        "",
+        "The ceiling is the timing model's: the latency plus the sync read's request and six replies at 10 µs a "
+        "byte. What the achieved rate misses of it is the client's and the emulator's time in Python and the "
+        "scheduler's wake-ups (the emulator sleeps until each reply is due). The vendor SDKs poll the port in a "
+        "busy loop while they wait; bb_robot's Bus blocks in select(), hence the CPU column. On a machine whose "
+        "load average is near or above its CPU count, the emulator's and the client's wake-ups wait for a CPU: "
+        "the ratio then measures the machine as much as the code.",
+        "",
+        f"Load average {load_start} at start, {_common.load_average()} at the end.",
+    ]
+    report = "\n".join(lines)
+    print(report)
+    if not args.no_docs:
+        _common.rewrite_doc_section(SECTION, report)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
