@@ -21,6 +21,10 @@
   its collision objects and allowed pairs (:mod:`bb_robot.collision.planning_scene`);
 - a MoveIt ``.scene`` text file (:mod:`bb_robot.collision.scene_text`).
 
+The file is a path or a URI (``package://bb_robot/models/bb_arm_table.yaml``, ``model://``,
+``file://``), found as a mesh is (:func:`world_path`), so that a shipped parameter file can name a
+shipped world.
+
 Everything is expressed in the robot's root-link frame: the world frame is where the robot's
 root link stands (``placement``: the root's pose in the world, from the SDF world the robot was
 loaded from, else identity).  Obstacles become :class:`~bb_robot.collision.shapes.Part` values
@@ -48,6 +52,7 @@ from bb_robot.collision.shapes import Part, coal_module, robot_parts
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import LoadedModel, load_file
 from bb_robot.loading.formats import detect_format
+from bb_robot.mjcf.meshes import default_resolver
 from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Mesh, Origin, Sphere
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Link, Robot
@@ -221,6 +226,31 @@ def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix
     return tuple(parts)
 
 
+def world_path(path: str, resource_paths: Sequence[str] = ()) -> str:
+    """The file ``collision.world`` names: a path as it is, a URI resolved as a mesh's is.
+
+    Args:
+        path: a path, or a ``package://``, ``model://`` or ``file://`` URI.
+        resource_paths: more directories searched for ``model://`` and relative URIs.
+
+    Returns:
+        The path of the file (a path given as a path is returned unchanged, existing or not).
+
+    Raises:
+        WorldError: a URI that names no file here (naming the URI and what to do).
+    """
+    if "://" not in path:
+        return path
+    found = default_resolver(None, resource_paths)(path, "")
+    if found is None:
+        raise WorldError(
+            path,
+            "no such file: a package:// URI needs the package installed (its share directory in "
+            "AMENT_PREFIX_PATH), a model:// URI its directory in model_dirs or GZ_SIM_RESOURCE_PATH",
+        )
+    return str(found)
+
+
 def load_world(
     path: str,
     robot: Robot,
@@ -231,7 +261,7 @@ def load_world(
     """Read ``collision.world`` (see the module docstring), chosen by the suffix and content.
 
     Args:
-        path: the SDF world or YAML file; ``""`` for none.
+        path: the SDF world or YAML file, a path or a URI (:func:`world_path`); ``""`` for none.
         robot: the robot (its root link names the root frame).
         placement: the robot root link's pose in the world (identity when ``None``).
         robot_model: SDF: the robot's top-level model name in the world (default: the robot's name).
@@ -246,6 +276,7 @@ def load_world(
     """
     if not path:
         return World("", ())
+    path = world_path(path, resource_paths)
     to_root: Matrix = np.asarray(np.linalg.inv(placement), dtype=float) if placement is not None else np.eye(4)
     if Path(path).suffix.lower() == ".scene":
         return World(path, scene_text_obstacles(path, to_root))

@@ -132,6 +132,39 @@ def default_joints(robot: Robot) -> tuple[str, ...]:
     return tuple(j for j in chain.joint_names if j in coordinates)
 
 
+def command_range(
+    robot: Robot, joints: Sequence[str], lower: Matrix, upper: Matrix, limits: JointLimits
+) -> tuple[Matrix, Matrix]:
+    """Where the plan's goals and samples may lie: the model's bounds narrowed as the driver narrows its commands.
+
+    The driver stops each joint at the end of its command range: its ``<safety_controller>`` soft
+    limits where narrower than ``<limit>`` (the bundled arm's shoulder_pan: ±3.1 of ±π), and a
+    parameter file's position limits.  A goal beyond them could be planned but never reached. The
+    start is still accepted anywhere within the model's limits.
+
+    Args:
+        robot: the model.
+        joints: the planned joints.
+        lower: their bounds from the model (:func:`bb_robot.collision.matrix.joint_bounds`).
+        upper: see ``lower``.
+        limits: the planned joints' limits (a parameter file's position limits narrow them).
+
+    Returns:
+        ``(lower, upper)``, each at least as narrow as given (where a narrowing would leave no range,
+        the given bound is kept).
+    """
+    low, high = np.maximum(lower, limits.lower), np.minimum(upper, limits.upper)
+    for i, name in enumerate(joints):
+        given = robot.joints[name].limits
+        if given is not None and robot.joints[name].type != "continuous":
+            if given.soft_lower is not None:
+                low[i] = max(low[i], given.soft_lower)
+            if given.soft_upper is not None:
+                high[i] = min(high[i], given.soft_upper)
+    empty = low >= high
+    return np.where(empty, lower, low), np.where(empty, upper, high)
+
+
 def default_value(robot: Robot, joint: str) -> float:
     """A joint's default: 0, or the middle of its range where 0 is outside its limits."""
     limits = robot.joints[joint].limits
@@ -244,6 +277,7 @@ def plan(
     timing_limits = limits if limits is not None else JointLimits.from_robot(robot, planned)
     if tuple(timing_limits.names) != planned:
         raise InvalidRequest(f"limits are for joints {list(timing_limits.names)}, the plan's are {list(planned)}")
+    lower, upper = command_range(robot, planned, lower, upper, timing_limits)
     rng = np.random.default_rng(seed)
     if not checker.valid(x_start):
         contact = checker.first_contact(x_start)
