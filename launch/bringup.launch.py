@@ -134,7 +134,8 @@ def _robot_nodes(context, config, robots):
 
 def _move_group(context, config, namespace, description, respawn):
     """The move_group node of one robot when planning:=true: it takes the robot from the description
-    node's robot_description (as the driver does), the obstacles and limits from the driver's file."""
+    node's robot_description (as the driver does), the obstacles and limits from the driver's file,
+    and the file's /**/move_group section (e.g. collision.clearance) over them."""
     if LaunchConfiguration("planning").perform(context).lower() not in TRUE:
         return []
     if importlib.util.find_spec("moveit_msgs") is None:
@@ -152,6 +153,7 @@ def _move_group(context, config, namespace, description, respawn):
         parameters["planning.tip"] = read.servo_tip
     if "model_dirs" in description:
         parameters["model_dirs"] = description["model_dirs"]
+    parameters.update(read.move_group)  # the file's own /**/move_group section, if any
     return [
         Node(
             package=PACKAGE,

@@ -51,6 +51,9 @@ class BringupConfig:
     driver_model: str = ""
     driver_model_scope: str = ""
     frame_prefix: str = ""
+    #: The ``/**/move_group`` sections' parameters, flattened (``collision.clearance``): what
+    #: ``bringup.launch.py`` gives the move_group node beside what it takes from the driver's.
+    move_group: dict[str, Any] = field(default_factory=dict)
 
 
 def config_path(name: str) -> Path:
@@ -82,6 +85,27 @@ def robots_in(data: dict[str, Any]) -> tuple[str, ...]:
             if namespace not in found:
                 found.append(namespace)
     return tuple(found)
+
+
+def flatten(prefix: str, values: dict[str, Any]) -> dict[str, Any]:
+    """Nested parameter mappings as ROS names them: ``{collision: {clearance: 0.02}}`` → ``collision.clearance``."""
+    flat: dict[str, Any] = {}
+    for key, value in values.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            flat.update(flatten(f"{name}.", value))
+        else:
+            flat[name] = value
+    return flat
+
+
+def _node_sections(data: dict[str, Any], node: str) -> list[dict[str, Any]]:
+    """The ``ros__parameters`` of the sections named for ``node`` itself (``/**/move_group``), not ``/**``."""
+    return [
+        body.get("ros__parameters") or {}
+        for pattern, body in data.items()
+        if str(pattern).rstrip("/").split("/")[-1] == node and isinstance(body, dict)
+    ]
 
 
 def _sections(data: dict[str, Any], node: str) -> list[dict[str, Any]]:
@@ -145,4 +169,5 @@ def read_config(name: str) -> BringupConfig:
         driver_model=str(driver.get("model") or ""),
         driver_model_scope=str(driver.get("model_scope") or ""),
         frame_prefix=str(description.get("frame_prefix") or ""),
+        move_group={k: v for section in _node_sections(data, "move_group") for k, v in flatten("", section).items()},
     )

@@ -58,3 +58,36 @@ class GoalProgress:
     status: int | None = None
     rejected_reason: str = ""
     final_positions: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
+class MoveProgress:
+    """A MoveIt ``move_action`` (``moveit_msgs/action/MoveGroup``) goal as the client sees it.
+
+    Attributes:
+        accepted: whether the server took the goal (``None``: no answer yet).
+        done: a result came, or the goal could not be sent.
+        status: the goal's final ``GoalStatus``.
+        error_code: the result's ``MoveItErrorCodes`` value (1: success).
+        error_message: the result's error message.
+        states: each feedback state as it came: ``(monotonic s, state)`` (``PLANNING``, ``MONITOR``, ``IDLE``).
+        planning_time: the result's ``planning_time`` (s).
+        planned_points: points of the planned trajectory.
+        planned_duration: its last point's ``time_from_start`` (s).
+        executed_points: points of the executed trajectory.
+        finished_at: when the result came (monotonic s).
+        rejected_reason: why no goal ran (not accepted, no server).
+    """
+
+    accepted: bool | None = None
+    done: bool = False
+    status: int | None = None
+    error_code: int | None = None
+    error_message: str = ""
+    states: tuple[tuple[float, str], ...] = ()
+    planning_time: float = 0.0
+    planned_points: int = 0
+    planned_duration: float = 0.0
+    executed_points: int = 0
+    finished_at: float = 0.0
+    rejected_reason: str = ""

@@ -6,8 +6,9 @@ published → driver configured → active → first /tf → armed → move_grou
 joints, the tip pose, the /tf and joint_states rates (counted from the messages received here),
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
 that moves every joint through half its range; ``--demo-cartesian`` moves the tool along a circle
-through the Cartesian servo (:mod:`bb_robot.cli.up_cartesian`).  The ROS side is :mod:`bb_robot.nodes.up_client`;
-this module never imports rclpy.  ``docs/bringup.md`` describes it all.
+through the Cartesian servo (:mod:`bb_robot.cli.up_cartesian`); ``--demo-plan`` sends MoveIt's
+``move_action`` a pose goal behind a post and judges the motion (:mod:`bb_robot.cli.up_plan`).
+The ROS side is :mod:`bb_robot.nodes.up_client`; this module never imports rclpy.  ``docs/bringup.md`` describes it all.
 
 Exit codes: 0 success (or a clean shutdown on Ctrl-C / SIGTERM / ``--duration``); 1 the input is
 bad or the system did not come up (the message names the stage and why) or the demo goal
@@ -36,6 +37,7 @@ from bb_robot.cli import common
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
 from bb_robot.cli.up_cartesian import CartesianDemo, servo_chain
 from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
+from bb_robot.cli.up_plan import DEMO_CONFIG, PlanDemo, PlanSetup, plan_setup
 from bb_robot.cli.up_process import BringupProcess, DriverWatch
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
 from bb_robot.driver.backends.base import builtin_backends
@@ -117,6 +119,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         action="store_true",
         help="arm the driver, move the servo's chain to a ready pose, then draw a 5 cm circle with the tool "
         "through ~/pose_commands; succeeds when the tool stays within 2 mm of it (exit as --demo)",
+    )
+    demos.add_argument(
+        "--demo-plan",
+        action="store_true",
+        help=f"the arm on a table with a post ({DEMO_CONFIG} unless --config): arm the driver, send MoveIt's "
+        "move_action a pose goal behind the post and execute it; succeeds when the tool reaches it within 1 mm and "
+        "1 mrad and the arm never came within 1 cm of the post (exit as --demo)",
     )
     parser.add_argument(
         "--no-planning",
@@ -459,7 +468,7 @@ def _show(run: _Run, goals: dict[str, GoalProgress], until: Callable[[], bool]) 
     print("\n".join(plain_lines(run.elapsed(), run.views(), limits, goals)), flush=True)
 
 
-def _operate(run: _Run, args: argparse.Namespace) -> int:
+def _operate(run: _Run, args: argparse.Namespace, setup: PlanSetup | None = None) -> int:
     """After the system is up: demo, live view, until the end; returns the exit code."""
     up_at = time.monotonic()
     goals: dict[str, GoalProgress] = {}
@@ -471,18 +480,21 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
     if args.demo_cartesian:
         for namespace in run.plan.robots:
             cartesian[namespace] = CartesianDemo(run.plan, run.client, namespace, run.say, run.stop).start()
+    threads: dict[str, CartesianDemo | PlanDemo] = dict(cartesian)
+    if setup is not None:
+        threads = {ns: PlanDemo(setup, run.client, ns, run.say, run.stop).start() for ns in run.plan.robots}
     goal_deadline = time.monotonic() + run.plan.demo_time + GOAL_SLACK
 
     def demo_over() -> bool:
-        if cartesian:
-            return all(demo.outcome.done for demo in cartesian.values())
+        if threads:
+            return all(demo.outcome.done for demo in threads.values())
         return all(goal.done for goal in goals.values()) or time.monotonic() > goal_deadline
 
     def finished() -> bool:
         run.watch_drivers()
         if goals and run.driver_lost():
             return True  # the goals died with the driver: no result will come
-        demos = bool(goals or cartesian)
+        demos = bool(goals or threads)
         if args.duration is not None:
             return time.monotonic() - up_at >= args.duration and (not demos or demo_over())
         return demos and demo_over()
@@ -508,15 +520,15 @@ def _operate(run: _Run, args: argparse.Namespace) -> int:
             code = EXIT_INPUT
         else:
             run.say(f"{label}demo goal succeeded ({goal.feedback_count} feedback messages)")
-    for namespace, demo in cartesian.items():
+    for namespace, demo in threads.items():
         label = f"/{namespace} " if namespace else ""
-        outcome = demo.outcome
+        outcome, name = demo.outcome, "cartesian demo" if isinstance(demo, CartesianDemo) else "plan demo"
         if outcome.done and outcome.ok:
-            run.say(f"{label}cartesian demo succeeded: {outcome.message}")
+            run.say(f"{label}{name} succeeded: {outcome.message}")
         elif not outcome.done and run.stop.is_set():
-            run.say(f"{label}cartesian demo interrupted ({outcome.phase})")
+            run.say(f"{label}{name} interrupted ({outcome.phase})")
         else:
-            run.say(f"{label}cartesian demo failed ({outcome.phase}): {outcome.message or 'driver lost'}")
+            run.say(f"{label}{name} failed ({outcome.phase}): {outcome.message or 'driver lost'}")
             code = EXIT_INPUT
     return code
 
@@ -547,13 +559,14 @@ def run(args: argparse.Namespace) -> int:
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
     environment()
-    plan = plan_bringup(
-        args.file, config=args.config, scope=args.scope, resource_paths=args.resource_path, backend=args.backend
-    )
+    config = args.config or (DEMO_CONFIG if args.demo_plan and not args.file else None)
+    paths = args.resource_path
+    plan = plan_bringup(args.file, config=config, scope=args.scope, resource_paths=paths, backend=args.backend)
     if args.demo:
         demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     if args.demo_cartesian:
         servo_chain(plan)  # UpError (exit 1) before anything starts if the servo is off
+    setup = _plan_demo_setup(plan, args) if args.demo_plan else None
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     _add_view(plan.launch_arguments, args)
@@ -571,9 +584,9 @@ def run(args: argparse.Namespace) -> int:
         run_ = _Run(plan, process, client, stop, start)
         code = EXIT_OK
         try:
-            demo = args.demo or args.demo_cartesian
+            demo = args.demo or args.demo_cartesian or args.demo_plan
             if _bring_up(run_, args.timeout, arm=demo, view=bool(args.view or args.record)):
-                code = _operate(run_, args)
+                code = _operate(run_, args, setup)
             if stop.is_set():
                 run_.say("interrupted: shutting down")
         except StageFailed as failure:
@@ -589,6 +602,18 @@ def run(args: argparse.Namespace) -> int:
                 common.warn(f"had to end processes the launch left running: {left}")
             run_.say(f"stopped; launch output in {process.log_path}")
     return code
+
+
+def _plan_demo_setup(plan: BringupPlan, args: argparse.Namespace) -> PlanSetup:
+    """``--demo-plan``'s goal and judge, before anything starts.
+
+    Raises:
+        UpError: planning left out (``--no-planning``, no moveit_msgs), or no world with a post.
+    """
+    if args.no_planning or importlib.util.find_spec("moveit_msgs") is None:
+        why = "--no-planning" if args.no_planning else "moveit_msgs is not built (scripts/setup builds it)"
+        raise UpError(f"--demo-plan needs the move_group node: {why}")
+    return plan_setup(plan)
 
 
 def _moveit_msgs() -> bool:

@@ -2,8 +2,10 @@
 
 It subscribes to what the description node and the driver publish (``robot_description``,
 ``/tf``, ``joint_states``, the driver's ``~/arm_state``, ``/diagnostics``, the description node's
-``~/tip_pose``), asks the driver's lifecycle state (``~/get_state``), arms it (``~/arm``) and sends
-FollowJointTrajectory goals.  Rates are counted from the messages received here
+``~/tip_pose``), asks the driver's lifecycle state (``~/get_state``), arms it (``~/arm``), sends
+FollowJointTrajectory goals, and MoveIt ``move_action`` goals to the move_group node (``--demo-plan``:
+a pose goal as MoveIt's clients send it, :func:`pose_move_goal`), keeping every joint state
+received meanwhile (:meth:`UpClient.record_joint_states`).  Rates are counted from the messages received here
 (:class:`bb_robot.bringup.rates.RateCounter`).  :meth:`UpClient.snapshot` gives everything as
 plain data, so the command line (which never imports rclpy) can show it.  The node spins on its
 own thread.
@@ -23,7 +25,7 @@ from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
 
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
-from bb_robot.bringup.status import NOTED_PAUSE, PAUSES_KEPT, GoalProgress, RobotView
+from bb_robot.bringup.status import NOTED_PAUSE, PAUSES_KEPT, GoalProgress, MoveProgress, RobotView
 from bb_robot.driver.servo.servo import STREAM_SILENCES
 from bb_robot.nodes import description as description_node
 from bb_robot.nodes.executor import end_context
@@ -69,6 +71,75 @@ def demo_goal(joint_names: Sequence[str], points: Sequence[DemoPoint]) -> Any:
     return goal
 
 
+#: A joint state as :meth:`UpClient.record_joint_states` keeps it: (monotonic s, names, positions).
+JointStateRecord = tuple[float, tuple[str, ...], tuple[float, ...]]
+
+
+def pose_move_goal(
+    group: str,
+    frame: str,
+    link: str,
+    position: Sequence[float],
+    quaternion: Sequence[float],
+    position_tolerance: float,
+    orientation_tolerance: float,
+    planning_time: float,
+) -> Any:
+    """A ``moveit_msgs/action/MoveGroup`` goal to put ``link`` at a pose, planned and executed.
+
+    As MoveIt's clients build a pose target: one ``Constraints`` with a ``PositionConstraint`` whose
+    region is a sphere around the position (its radius the tolerance) and an ``OrientationConstraint``
+    with the same absolute tolerance about each axis; the start state is the current one (``is_diff``).
+
+    Args:
+        group: the planning group.
+        frame: the frame of the pose (``header.frame_id``).
+        link: the link to place.
+        position: x, y, z (m).
+        quaternion: x, y, z, w.
+        position_tolerance: the sphere's radius (m).
+        orientation_tolerance: each axis's tolerance (rad).
+        planning_time: ``allowed_planning_time`` (s).
+
+    Returns:
+        The goal, ``planning_options.plan_only`` false.
+    """
+    from geometry_msgs.msg import Pose
+    from moveit_msgs.action import MoveGroup
+    from moveit_msgs.msg import Constraints, OrientationConstraint, PositionConstraint
+    from shape_msgs.msg import SolidPrimitive
+
+    pose = Pose()
+    pose.position.x, pose.position.y, pose.position.z = (float(v) for v in position)
+    o = pose.orientation
+    o.x, o.y, o.z, o.w = (float(v) for v in quaternion)
+    region = PositionConstraint(link_name=link, weight=1.0)
+    region.header.frame_id = frame
+    region.constraint_region.primitives.append(
+        SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[float(position_tolerance)])
+    )
+    region.constraint_region.primitive_poses.append(pose)
+    orientation = OrientationConstraint(link_name=link, orientation=pose.orientation, weight=1.0)
+    orientation.header.frame_id = frame
+    orientation.absolute_x_axis_tolerance = orientation.absolute_y_axis_tolerance = float(orientation_tolerance)
+    orientation.absolute_z_axis_tolerance = float(orientation_tolerance)
+    goal = MoveGroup.Goal()
+    request = goal.request
+    request.group_name = group
+    request.num_planning_attempts = 1
+    request.allowed_planning_time = float(planning_time)
+    request.start_state.is_diff = True
+    request.goal_constraints.append(Constraints(position_constraints=[region], orientation_constraints=[orientation]))
+    goal.planning_options.plan_only = False
+    goal.planning_options.planning_scene_diff.is_diff = True
+    goal.planning_options.planning_scene_diff.robot_state.is_diff = True
+    return goal
+
+
+def _seconds(duration: Any) -> float:
+    return float(duration.sec) + float(duration.nanosec) * 1e-9
+
+
 class _Robot:
     """Subscriptions, clients and counters of one robot."""
 
@@ -107,6 +178,9 @@ class _Robot:
         self._FollowJointTrajectory = FollowJointTrajectory
         self._state_future: Any = None
         self._driver_node = f"{prefix}/driver"
+        self.move_action_name = f"{prefix}/move_action"
+        self.move_action: Any = None  # created at the first move goal
+        self.recorders: list[list[JointStateRecord]] = []
 
     # ---------------------------------------------------------------- callbacks
     def _on_description(self, msg: Any) -> None:
@@ -116,7 +190,12 @@ class _Robot:
             self.view.description_size = len(msg.data)
 
     def _on_joint_states(self, msg: Any) -> None:
-        self.joint_state_rate.add(time.monotonic())
+        now = time.monotonic()
+        self.joint_state_rate.add(now)
+        if self.recorders:
+            record = (now, tuple(msg.name), tuple(msg.position))
+            for recorder in self.recorders:
+                recorder.append(record)
         with self.lock:
             self.view.joint_names = tuple(msg.name)
             self.view.positions = tuple(msg.position)
@@ -330,6 +409,72 @@ class UpClient:
             progress.done = True
             return progress
         robot.action.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_goal)
+        return progress
+
+    def record_joint_states(self, namespace: str) -> list[JointStateRecord]:
+        """Keep every joint state of the robot received from now on.
+
+        Args:
+            namespace: the robot's namespace.
+
+        Returns:
+            A list this client appends each joint state to, as it arrives: ``(monotonic s, names,
+            positions)`` (read it from another thread; only appended to).
+        """
+        recorder: list[JointStateRecord] = []
+        self.robots[namespace].recorders.append(recorder)
+        return recorder
+
+    def send_move(self, namespace: str, goal: Any, server_timeout: float = 10.0) -> MoveProgress:
+        """Send a ``move_action`` goal (:func:`pose_move_goal`) to the robot's move_group node.
+
+        Args:
+            namespace: the robot's namespace.
+            goal: a ``moveit_msgs/action/MoveGroup`` goal.
+            server_timeout: how long to wait for the action server (s).
+
+        Returns:
+            The goal's :class:`MoveProgress`, filled in as feedback and the result arrive.
+        """
+        from moveit_msgs.action import MoveGroup
+
+        robot = self.robots[namespace]
+        if robot.move_action is None:
+            robot.move_action = ActionClient(self.node, MoveGroup, robot.move_action_name)
+        progress = MoveProgress()
+
+        def on_feedback(message: Any) -> None:
+            progress.states = (*progress.states, (time.monotonic(), str(message.feedback.state)))
+
+        def on_result(future: Any) -> None:
+            answer = future.result()
+            result = answer.result
+            progress.status = int(answer.status)
+            progress.error_code = int(result.error_code.val)
+            progress.error_message = str(result.error_code.message)
+            progress.planning_time = float(result.planning_time)
+            planned = result.planned_trajectory.joint_trajectory.points
+            progress.planned_points = len(planned)
+            progress.planned_duration = _seconds(planned[-1].time_from_start) if planned else 0.0
+            progress.executed_points = len(result.executed_trajectory.joint_trajectory.points)
+            progress.finished_at = time.monotonic()
+            progress.done = True
+
+        def on_goal(future: Any) -> None:
+            handle = future.result()
+            progress.accepted = bool(handle.accepted)
+            if not handle.accepted:
+                progress.rejected_reason = f"{robot.move_action_name} rejected the goal"
+                progress.done = True
+                return
+            handle.get_result_async().add_done_callback(on_result)
+
+        if not robot.move_action.wait_for_server(timeout_sec=server_timeout):
+            progress.accepted = False
+            progress.rejected_reason = f"no action server {robot.move_action_name} after {server_timeout:g} s"
+            progress.done = True
+            return progress
+        robot.move_action.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_goal)
         return progress
 
     def close(self) -> None:

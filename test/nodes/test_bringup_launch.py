@@ -51,6 +51,7 @@ UR3E_WORLD = CORPUS / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 SIM_CONFIGS = {
     "bb_arm.yaml": "",
     "bb_arm_mujoco.yaml": "",
+    "bb_arm_table.yaml": "",
     "bb_arm_world.yaml": "",
     "bb_gripper.yaml": "",
     "bb_pan_tilt.yaml": "",
