@@ -67,6 +67,8 @@ setup(
             f"fleet = {PACKAGE}.nodes.fleet:main",
             # `ros2 run bb_robot servo_bridge`: simulated servos for the driver's actuators backend.
             f"servo_bridge = {PACKAGE}.examples.servo_bridge:main",
+            # `ros2 run bb_robot bus`: servos on a Feetech or Dynamixel bus behind the actuators backend's topics.
+            f"bus = {PACKAGE}.nodes.bus:main",
         ]
     },
 )

@@ -59,6 +59,7 @@ ARGUMENTS = (
     ("record", "", "an MCAP file the view node records the robot's topics to (it must not exist yet)"),
     ("respawn", "false", "true: restart a description node or driver that ends (the driver comes back disarmed)"),
     ("planning", "true", "true: a move_group node per robot: MoveIt's interface (docs/nodes/move_group.md)"),
+    ("bus_port", "", "the servo bus's port when the parameter file has a /**/bus section (empty: the file's)"),
 )
 
 TRUE = ("true", "1", "yes", "on")
@@ -129,7 +130,26 @@ def _robot_nodes(context, config, robots):
             )
         )
         nodes.extend(_move_group(context, config, namespace, description, respawn))
+        nodes.extend(_bus(context, config, namespace))
     return nodes
+
+
+def _bus(context, config, namespace):
+    """The bus bridge (``bb-robot bus``, docs/buses.md) when the parameter file has a /**/bus section:
+    the servos behind the actuators backend's topics; ``bus_port`` overrides the file's port."""
+    if not read_config(config).bus:
+        return []
+    port = LaunchConfiguration("bus_port").perform(context)
+    return [
+        Node(
+            package=PACKAGE,
+            executable="bus",
+            name="bus",
+            namespace=namespace,
+            parameters=[config, {"port": port} if port else {}],
+            output="screen",
+        )
+    ]
 
 
 def _move_group(context, config, namespace, description, respawn):

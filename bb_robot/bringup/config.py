@@ -54,6 +54,9 @@ class BringupConfig:
     #: The ``/**/move_group`` sections' parameters, flattened (``collision.clearance``): what
     #: ``bringup.launch.py`` gives the move_group node beside what it takes from the driver's.
     move_group: dict[str, Any] = field(default_factory=dict)
+    #: The ``/**/bus`` sections' parameters, flattened (``servos.gripper.id``): a bus bridge
+    #: (``bb-robot bus``, docs/buses.md) runs beside the driver when there are any.
+    bus: dict[str, Any] = field(default_factory=dict)
 
 
 def config_path(name: str) -> Path:
@@ -170,4 +173,5 @@ def read_config(name: str) -> BringupConfig:
         driver_model_scope=str(driver.get("model_scope") or ""),
         frame_prefix=str(description.get("frame_prefix") or ""),
         move_group={k: v for section in _node_sections(data, "move_group") for k, v in flatten("", section).items()},
+        bus={k: v for section in _node_sections(data, "bus") for k, v in flatten("", section).items()},
     )

@@ -153,6 +153,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     parser.add_argument(
         "--record", metavar="FILE", help="record the robot's topics to this MCAP file (must not exist yet)"
     )
+    parser.add_argument(
+        "--bus-port", metavar="PATH", help="the servo bus's port (a parameter file with a bus section; docs/buses.md)"
+    )
     parser.add_argument("--duration", type=float, metavar="S", help="shut down S seconds after the system is up")
     parser.add_argument("--picture", metavar="FILE", help="draw the robot at its final pose (PNG, SVG, PDF)")
     parser.add_argument(
@@ -572,6 +575,10 @@ def run(args: argparse.Namespace) -> int:
     _add_view(plan.launch_arguments, args)
     if args.respawn:
         plan.launch_arguments["respawn"] = "true"
+    if args.bus_port:
+        if not plan.config.bus:
+            raise UpError(f"--bus-port: {plan.config.path} has no /**/bus section (docs/buses.md)")
+        plan.launch_arguments["bus_port"] = os.path.abspath(args.bus_port)
     plan.launch_arguments["planning"] = "false" if args.no_planning or not _moveit_msgs() else "true"
     stop = threading.Event()
     start = time.monotonic()
