@@ -27,6 +27,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -353,6 +354,50 @@ class SceneUpdater:
             if left
             else []
         )
+
+
+def apply_planning_scene(updates: SceneUpdater, data: Data, refused: list[UpdateRefused] | None = None) -> list[str]:
+    """Apply a ``PlanningScene``: a full one (``is_diff`` false) replaces every run-time object.
+
+    What is applied: ``world.collision_objects``, ``robot_state.attached_collision_objects`` and the
+    ``allowed_collision_matrix`` entries that name a run-time object, in that order.
+
+    Args:
+        updates: the scene's updater.
+        data: the message as a mapping.
+        refused: where refused objects go, each applied or refused on its own (the driver, following
+            the move_group node's scene); ``None``: the first refusal is raised (a service's answer).
+
+    Returns:
+        Warnings: the matrix's entries left as they are (:meth:`SceneUpdater.allowed_matrix`).
+
+    Raises:
+        UpdateRefused: the first refused object or entry, when ``refused`` is ``None``.
+    """
+    if not data.get("is_diff"):
+        updates.clear()
+    warnings: list[str] = []
+    world = data.get("world") or {}
+    robot_state = data.get("robot_state") or {}
+    steps: list[Callable[[], object]] = [
+        *(
+            partial(updates.collision_object, item, f"world.collision_objects[{index}]")
+            for index, item in enumerate(world.get("collision_objects") or [])
+        ),
+        *(
+            partial(updates.attached_object, item, f"robot_state.attached_collision_objects[{index}]")
+            for index, item in enumerate(robot_state.get("attached_collision_objects") or [])
+        ),
+        lambda: warnings.extend(updates.allowed_matrix(data.get("allowed_collision_matrix") or {})),
+    ]
+    for step in steps:
+        try:
+            step()
+        except UpdateRefused as error:
+            if refused is None:
+                raise
+            refused.append(error)
+    return warnings
 
 
 def _operation(data: Data) -> int:

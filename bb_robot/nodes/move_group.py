@@ -48,7 +48,7 @@ from bb_robot.loading import LoadedModel
 from bb_robot.move_group.moveit_goals import Code, Refused
 from bb_robot.move_group.parameters import PARAMETERS
 from bb_robot.move_group.requests import MoveGroupCore, Outcome
-from bb_robot.move_group.scene_updates import UpdateRefused
+from bb_robot.move_group.scene_updates import UpdateRefused, apply_planning_scene
 from bb_robot.move_group.setup import build_core
 from bb_robot.nodes import move_group_messages as messages
 from bb_robot.nodes.move_group_execution import TrajectoryExecutor
@@ -219,13 +219,7 @@ class MoveGroupNode(Node):
         data = messages.to_data(message)
 
         def apply(core: MoveGroupCore) -> None:
-            if not data.get("is_diff"):
-                core.updates.clear()
-            for index, item in enumerate((data.get("world") or {}).get("collision_objects") or []):
-                core.updates.collision_object(item, f"world.collision_objects[{index}]")
-            for index, item in enumerate((data.get("robot_state") or {}).get("attached_collision_objects") or []):
-                core.updates.attached_object(item, f"robot_state.attached_collision_objects[{index}]")
-            for warning in core.updates.allowed_matrix(data.get("allowed_collision_matrix") or {}):
+            for warning in apply_planning_scene(core.updates, data):
                 self.get_logger().info(warning)
 
         return self._scene_update("planning_scene", apply)

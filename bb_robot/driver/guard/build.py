@@ -3,20 +3,25 @@ allowed-collision matrix (SRDF, verified), the obstacles of ``collision.world``.
 
 :func:`build_guard` gives a :class:`~bb_robot.driver.guard.collision_guard.CollisionGuard` that is
 not yet started, or ``None`` when the model has no collision geometry; each step's time is kept in
-the guard's ``build_times``.
+the guard's ``build_times``.  Its ``scene`` (:class:`~bb_robot.collision.scene.Scene`) is where
+objects added at run time go, under the scene's rules: the configured obstacles stay, and the
+verified matrix cannot be allowed away.  The driver does not apply a world file's allowed pairs
+(the stricter reading), so the scene is made without them.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
 
+from bb_robot.collision.scene import Scene
 from bb_robot.collision.sources import collision_model, find_matrix
 from bb_robot.collision.verify import review
-from bb_robot.collision.world import model_world, standing_contacts
+from bb_robot.collision.world import model_world
 from bb_robot.driver.guard.collision_checker import GuardSettings
 from bb_robot.driver.guard.collision_guard import CollisionGuard
 from bb_robot.loading import LoadedModel
@@ -87,11 +92,11 @@ def build_guard(
         say("warning", warning)
     model = model.with_allowed(matrix.disabled)
     lap("SRDF verified")
+    scene = Scene(model)
     if world:
         obstacles = model_world(loaded, world, search_dirs)
-        model = model.with_obstacles(obstacles.parts)
-        standing = standing_contacts(model)
-        model = model.with_allowed(set(model.disabled) | standing)
+        scene = Scene(model, dataclasses.replace(obstacles, allowed=()))
+        standing = scene.standing
         text = f"collision world {world}: {len(obstacles.parts)} obstacle parts"
         if standing:
             text += "; in contact where the robot stands (allowed): " + ", ".join(
@@ -99,6 +104,7 @@ def build_guard(
             )
         say("info", text)
         lap("collision world")
-    guard = CollisionGuard(model, joints, settings, rate, log, velocity_limits)
+    guard = CollisionGuard(scene.model, joints, settings, rate, log, velocity_limits)
+    guard.scene = scene
     guard.build_times = tuple(times)
     return guard

@@ -23,6 +23,12 @@ The process learns its :class:`Measurer` as one pickle on its standard input, an
 first verdict (``stamp_ns`` -1) when it is ready, and ends when its standard input closes: when
 the driver stops it, or dies.
 
+When the scene changes (objects added at run time), the driver hands the process a new measurer
+between two headings: a heading record stamped :data:`UPDATE`, the pickle's length (uint64) and
+the pickle, written by the loop thread alone as the pipe takes it (no heading until it is whole).
+Every measurement carries its measurer's ``generation``, so the guard knows which scene a verdict
+measured (and which model names its pair).
+
 A process that dies is started again by the guard, as :class:`RestartBudget` allows: at most
 once per :data:`RESTART_SPACING` and :data:`RESTARTS_PER_MINUTE` times a minute.
 
@@ -61,13 +67,18 @@ FloatArray = npt.NDArray[np.float64]
 
 #: How long the process may take to import coal and build its model before ``start`` gives up (s).
 START_TIMEOUT = 60.0
-#: The verdict record: stamp, pair, distance, ahead, scale, then the failure's text (UTF-8, cut).
-_VERDICT = struct.Struct("<qqddd216s")
+#: The verdict record: stamp, pair, distance, ahead, scale, the measurer's generation, then the
+#: failure's text (UTF-8, cut).
+_VERDICT = struct.Struct("<qqdddq208s")
 #: One ``write`` of up to this many bytes reaches a pipe's reader whole (POSIX guarantees 512; Linux 4096).
 _ATOMIC = getattr(select, "PIPE_BUF", 512)
 NO_PAIR = -1
 FAILED = -2
 READY = -1
+#: The stamp of a heading record that announces a new measurer (its length and pickle follow).
+UPDATE = -3
+#: The length of that pickle.
+_LENGTH = struct.Struct("<Q")
 #: A dead checker is restarted at most once per this many seconds ...
 RESTART_SPACING = 1.0
 #: ... and at most this many times a minute; the next death leaves the guard down.
@@ -128,12 +139,14 @@ class Measurement:
         distance: its distance where the arm is (``inf`` with no pair).
         ahead: the nearest distance where the commands lead (``inf``: nothing near).
         scale: the speed scale for streamed motion, 0 to 1.
+        generation: the measurer's generation (which scene was measured).
     """
 
     pair: int
     distance: float
     ahead: float
     scale: float
+    generation: int = 0
 
 
 class Measurer:
@@ -143,18 +156,22 @@ class Measurer:
         model: the collision model.
         joints: the driver's joints, in order; every other coordinate of the model is held at 0.
         settings: the distances.
+        generation: which scene ``model`` is (0: the configured one; each run-time change counts one up).
     """
 
-    def __init__(self, model: CollisionModel, joints: Sequence[str], settings: GuardSettings) -> None:
+    def __init__(
+        self, model: CollisionModel, joints: Sequence[str], settings: GuardSettings, generation: int = 0
+    ) -> None:
         self.model = model
         self.joints = tuple(joints)
         self.settings = settings
+        self.generation = generation
         coordinates = {name: i for i, name in enumerate(model.fk.joint_names)}
         self._columns = np.array([coordinates.get(name, -1) for name in self.joints], dtype=np.intp)
         self._driven = self._columns >= 0
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        return (Measurer, (self.model, self.joints, self.settings))
+        return (Measurer, (self.model, self.joints, self.settings, self.generation))
 
     def configuration(self, positions: FloatArray) -> FloatArray:
         """The model's coordinates for driver joint positions (others at 0; NaN as 0)."""
@@ -183,7 +200,7 @@ class Measurer:
         ahead_pair, ahead = self.model.nearest_pair(self.configuration(target), limit)
         distance = math.inf if pair < 0 else distance
         ahead = math.inf if ahead_pair < 0 else ahead
-        return Measurement(pair, distance, ahead, speed_scale(distance, ahead, self.settings))
+        return Measurement(pair, distance, ahead, speed_scale(distance, ahead, self.settings), self.generation)
 
 
 class RestartBudget:
@@ -247,17 +264,31 @@ def heading_format(joints: int) -> struct.Struct:
 def pack_verdict(stamp_ns: int, measurement: Measurement | None, failure: str = "") -> bytes:
     """A verdict record: a measurement of the heading stamped ``stamp_ns``, or a failure (``measurement`` None)."""
     if measurement is None:
-        return _VERDICT.pack(stamp_ns, FAILED, math.nan, math.nan, 0.0, failure.encode("utf-8", "replace")[:216])
+        return _VERDICT.pack(stamp_ns, FAILED, math.nan, math.nan, 0.0, -1, failure.encode("utf-8", "replace")[:208])
     m = measurement
-    return _VERDICT.pack(stamp_ns, m.pair, m.distance, m.ahead, m.scale, b"")
+    return _VERDICT.pack(stamp_ns, m.pair, m.distance, m.ahead, m.scale, m.generation, b"")
 
 
 def unpack_verdict(record: bytes) -> tuple[int, Measurement | None, str]:
     """``(stamp_ns, measurement, failure)`` of a verdict record (``measurement`` None for a failure)."""
-    stamp, pair, distance, ahead, scale, text = _VERDICT.unpack(record)
+    stamp, pair, distance, ahead, scale, generation, text = _VERDICT.unpack(record)
     if pair == FAILED:
         return stamp, None, text.rstrip(b"\0").decode("utf-8", "replace")
-    return stamp, Measurement(pair, distance, ahead, scale), ""
+    return stamp, Measurement(pair, distance, ahead, scale, generation), ""
+
+
+def update_record(joints: int, measurer: Measurer) -> bytes:
+    """What announces and carries a new measurer on the process's input (module docstring).
+
+    Args:
+        joints: the driver joints (the heading record's size).
+        measurer: the new measurer (pickled here: call it off the loop's thread).
+
+    Returns:
+        The bytes to write, in order, between two headings.
+    """
+    payload = pickle.dumps(measurer, protocol=pickle.HIGHEST_PROTOCOL)
+    return heading_format(joints).pack(UPDATE, *([0.0] * 2 * joints)) + _LENGTH.pack(len(payload)) + payload
 
 
 def spawn() -> subprocess.Popen[bytes]:
@@ -312,6 +343,11 @@ class CheckerProcess:
         self.failure = ""
         #: Headings the pipe could not take (the process was behind): the newest one next time counts.
         self.dropped = 0
+        #: The generation of the newest measurer handed to the process (whole or still being written).
+        self.generation = measurer.generation
+        #: What is left to write of a new measurer's record (:meth:`update`): headings wait for it.
+        self._outgoing = bytearray()
+        self._outgoing_whole = True  # nothing of it written yet
 
     @property
     def pid(self) -> int | None:
@@ -381,8 +417,31 @@ class CheckerProcess:
                 return False
         return False
 
+    def update(self, generation: int, record: bytes) -> None:
+        """Hand the process a new measurer (the loop's thread; never waits): written before the next headings.
+
+        Args:
+            generation: the new measurer's generation.
+            record: its :func:`update_record`.  One not yet begun is replaced by a newer one; one begun
+                is finished first.
+        """
+        if not self._outgoing or self._outgoing_whole:
+            self._outgoing = bytearray(record)
+        else:
+            self._outgoing += record
+        self._outgoing_whole = True
+        self.generation = generation
+
+    def _flush(self, fd: int) -> None:
+        """Write a pending measurer's record (``BlockingIOError`` when the pipe is full: the rest next time)."""
+        while self._outgoing:
+            written = os.write(fd, self._outgoing[: 1 << 16])
+            del self._outgoing[:written]
+            self._outgoing_whole = False
+        self._outgoing_whole = True
+
     def send(self, stamp_ns: int, position: FloatArray, target: FloatArray) -> bool:
-        """Hand the process a heading (never waits).
+        """Hand the process a heading (never waits), after what is pending of a new measurer.
 
         Returns:
             Whether the pipe took it (a process behind loses the heading; a dead one sets :attr:`failure`).
@@ -391,6 +450,7 @@ class CheckerProcess:
         if process is None or process.stdin is None or self.failure:
             return False
         try:
+            self._flush(process.stdin.fileno())
             os.write(process.stdin.fileno(), self._heading.pack(stamp_ns, *position, *target))
         except BlockingIOError:
             self.dropped += 1
@@ -492,12 +552,12 @@ def serve(source: int = 0, sink: int = 1) -> int:
     while True:
         select.select([source], [], [])
         try:
-            while data := os.read(source, 64 * heading.size):
+            while data := os.read(source, 1 << 16):
                 inbox += data
             return 0  # end of input: the driver closed it, or is gone
         except BlockingIOError:
             pass
-        newest = _newest(inbox, heading.size)
+        newest, measurer = _take(inbox, heading, measurer)
         if newest is None:
             continue
         values = heading.unpack(newest)
@@ -508,6 +568,29 @@ def serve(source: int = 0, sink: int = 1) -> int:
             record = pack_verdict(stamp, None, repr(error))
         if not _say(sink, record):
             return 0
+
+
+def _take(inbox: bytearray, heading: struct.Struct, measurer: Measurer) -> tuple[bytes | None, Measurer]:
+    """Take the complete records out of ``inbox`` in order: the newest heading, and the measurer after
+    the last whole update (an update still arriving stays in ``inbox``, with what follows it)."""
+    newest: bytes | None = None
+    offset = 0
+    while len(inbox) - offset >= heading.size:
+        (stamp,) = struct.unpack_from("<q", inbox, offset)
+        if stamp != UPDATE:
+            newest = bytes(inbox[offset : offset + heading.size])
+            offset += heading.size
+            continue
+        start = offset + heading.size + _LENGTH.size
+        if len(inbox) < start:
+            break
+        (length,) = _LENGTH.unpack_from(inbox, offset + heading.size)
+        if len(inbox) < start + length:
+            break
+        measurer = pickle.loads(bytes(inbox[start : start + length]))  # noqa: S301 - the driver's own pickle
+        offset = start + length
+    del inbox[:offset]
+    return newest, measurer
 
 
 def _say(sink: int, record: bytes) -> bool:

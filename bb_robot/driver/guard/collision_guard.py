@@ -32,6 +32,11 @@ and activated).  :meth:`CollisionGuard.diagnostics` names each restart.
 
 While a (checked) trajectory runs, its joints are not slowed: the whole path was checked before
 it was accepted.
+
+The scene may change while the driver runs (objects added at run time, attached objects:
+:meth:`CollisionGuard.follow`).  Trajectories and position commands are checked against the new
+scene from the call on; the checker process is handed the new model by the loop, and until its
+first verdict on it streamed motion stops (a verdict on the old scene does not count).
 """
 
 from __future__ import annotations
@@ -47,6 +52,7 @@ import numpy.typing as npt
 
 from bb_robot.collision.model import CollisionModel, Contact, placement_kernel
 from bb_robot.collision.path import check_path
+from bb_robot.collision.scene import Scene
 from bb_robot.driver.backends.base import BackendCommand, JointSample
 from bb_robot.driver.commands.commands import CommandMode, JointCommand
 from bb_robot.driver.commands.limits import JointLimitTable, approach_path
@@ -62,6 +68,7 @@ from bb_robot.driver.guard.collision_checker import (
     RestartBudget,
     spawn,
     speed_scale,
+    update_record,
 )
 
 FloatArray = npt.NDArray[np.float64]
@@ -83,12 +90,14 @@ class Verdict:
         nearest: the nearest pair where the arm is (``None``: nothing checked is near).
         ahead: the distance at the pose the commands lead to (``inf``: nothing near).
         scale: the speed scale for streamed motion, 0 to 1.
+        generation: the scene it measured (:meth:`CollisionGuard.follow` counts them).
     """
 
     stamp_ns: int
     nearest: Contact | None
     ahead: float
     scale: float
+    generation: int = 0
 
 
 @dataclass
@@ -182,6 +191,41 @@ class CollisionGuard:
         #: How long :func:`~bb_robot.driver.guard.build.build_guard` took for each of its steps,
         #: ``(step, seconds)`` (the driver logs them).
         self.build_times: tuple[tuple[str, float], ...] = ()
+        #: The scene run-time objects are applied to (:func:`~bb_robot.driver.guard.build.build_guard`
+        #: makes it; ``None``: the guard checks ``model`` only), then handed to :meth:`follow`.
+        self.scene: Scene | None = None
+        #: The scene's generation, the models of the latest ones (verdicts name their pairs by them),
+        #: and the new measurer's record the loop has still to hand the checker process.
+        self.generation = 0
+        self._models: dict[int, CollisionModel] = {0: model}
+        self._update: tuple[int, bytes] | None = None
+        self._joints = tuple(joints)
+
+    # ------------------------------------------------------------------ the scene
+    def follow(self, model: CollisionModel) -> int:
+        """Check against ``model`` from now on: the scene with its run-time objects (any thread but the loop's).
+
+        Trajectories and position commands are checked against it from this call on.  The loop hands
+        the checker process the new model (pickled here, not in the loop); streamed motion stops
+        until the process's first verdict on it.
+
+        Args:
+            model: the scene's collision model (:attr:`Scene.model`): the same robot and joints.
+
+        Returns:
+            The scene's new generation.
+        """
+        generation = self.generation + 1
+        measurer = Measurer(model.with_allowed(model.disabled), self._joints, self.settings, generation)
+        record = update_record(len(self._joints), measurer)
+        with self._trajectory_lock:
+            self._models[generation] = model
+            for old in [g for g in self._models if g < generation - 4]:
+                del self._models[old]
+            self.model, self._measurer, self._accepted = model, measurer, None
+            self._update = (generation, record)
+            self.generation = generation
+        return generation
 
     # ------------------------------------------------------------------ configurations
     def configuration(self, positions: FloatArray) -> FloatArray:
@@ -397,8 +441,9 @@ class CollisionGuard:
         return self._verdict
 
     def _verdict_of(self, stamp_ns: int, found: Measurement) -> Verdict:
-        nearest = None if found.pair < 0 else self.model.pair_contact(found.pair, found.distance)
-        return Verdict(stamp_ns, nearest, found.ahead, found.scale)
+        model = self._models.get(found.generation, self.model)
+        nearest = None if found.pair < 0 else model.pair_contact(found.pair, found.distance)
+        return Verdict(stamp_ns, nearest, found.ahead, found.scale, found.generation)
 
     def measure(self, position: FloatArray, target: FloatArray, now_ns: int) -> Verdict:
         """Measure where the arm is and where it is heading, in this process (what the checker process does).
@@ -445,17 +490,22 @@ class CollisionGuard:
 
     def _exchange(self, checker: CheckerProcess, now: int, position: FloatArray, target: FloatArray) -> None:
         """Take the checker's newest verdict, and hand it this cycle's heading when one is due (never waits);
-        a dead checker is restarted (:meth:`_revive`)."""
+        a dead checker is restarted (:meth:`_revive`); a new scene is handed over (:meth:`follow`)."""
         answer = checker.receive()
         if checker.failure:
             revived = self._revive(checker)
             if revived is None:
                 return
             checker, answer = revived, None
+        update = self._update
+        if update is not None and checker.generation < update[0]:
+            checker.update(*update)
         if answer is not None:
             stamp, found, failure = answer
             if found is None:
                 self._failed(failure)
+            elif found.generation != self.generation:
+                pass  # measured on a scene since replaced: streamed motion waits for one on the new scene
             else:
                 if self._outage:
                     self._log("info", f"collision checker process {checker.pid} answers: streamed motion may move")
@@ -551,6 +601,8 @@ class CollisionGuard:
         if not self._applied:
             return command
         verdict = self._verdict
+        if verdict is not None and verdict.generation != self.generation and checker is not None:
+            verdict = None  # measured on a scene since replaced
         if verdict is None:
             return self._stopped(command, position, streamed) if checker is not None else command
         age = now - verdict.stamp_ns
