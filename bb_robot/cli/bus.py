@@ -10,6 +10,10 @@ SIGTERM, then turns every servo's torque off.  docs/buses.md ("The bridge") desc
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import tempfile
+from pathlib import Path
 
 from bb_robot.bringup.config import read_config
 from bb_robot.cli.common import UsageError
@@ -44,10 +48,13 @@ def run(args: argparse.Namespace) -> int:
     if not config.bus:
         raise UsageError(f"{config.path} has no /**/bus section (port, baud, protocol, servos): see docs/buses.md")
     ros_args = ["--ros-args", "--params-file", str(config.path)]
-    if args.port:
-        ros_args += ["-p", f"port:={args.port}"]
     if args.namespace:
         ros_args += ["-r", f"__ns:=/{args.namespace.strip('/')}"]
     from bb_robot.nodes.bus import main  # the node layer (rclpy)
 
-    return main(["bb-robot-bus", *ros_args])
+    with tempfile.TemporaryDirectory(prefix="bb_robot_bus_") as directory:
+        if args.port:  # a second parameter file: a -p would not override the first file's section
+            override = Path(directory) / "port.yaml"
+            override.write_text(json.dumps({"/**/bus": {"ros__parameters": {"port": os.path.abspath(args.port)}}}))
+            ros_args += ["--params-file", str(override)]
+        return main(["bb-robot-bus", *ros_args])

@@ -360,7 +360,7 @@ class BusNode(Node):
         self.lost = None
         self.get_logger().warning(
             f"{self.port} is back and every servo answers: feedback resumes; commands are followed again once the "
-            "driver is armed anew (call its ~/arm)"
+            "driver is armed anew (call its ~/reset if it is in error, then ~/arm)"
         )
 
     # ------------------------------------------------------------------ diagnostics, end

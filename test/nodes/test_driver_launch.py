@@ -131,7 +131,9 @@ def _joints(path: Path, values: dict[str, Any]) -> tuple[str, ...] | None:
 
     model = values.get("model") or _sections(path, "description").get("model")
     if not model:
-        if path.name in ("ur3e_world.yaml", "ur3e_world_gazebo.yaml") and UR3E_WORLD.is_file():
+        if path.name == "koch_follower.yaml":  # the user's URDF; the SO-101's has the same joint names
+            model = str(REPO_ROOT / "models" / "so101" / "so101_new_calib.urdf")
+        elif path.name in ("ur3e_world.yaml", "ur3e_world_gazebo.yaml") and UR3E_WORLD.is_file():
             model = str(UR3E_WORLD)
         else:
             return None

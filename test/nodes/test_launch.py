@@ -26,6 +26,7 @@ from helpers.launch_checks import (
     package_name,
 )
 
+from bb_robot.bringup.config import read_config
 from bb_robot.description.parameters import PARAMETER_NAMES
 
 LAUNCH_FILE = REPO_ROOT / "launch" / "description.launch.py"
@@ -100,6 +101,9 @@ def _description_parameters(path: Path) -> dict[str, Any]:
 
 #: Parameter files for any robot (the model comes from the launch argument or `bb-robot up MODEL`).
 GENERIC_CONFIGS = {"generic.yaml"}
+#: Parameter files for one robot whose model the user gives (bb_robot does not ship it), with a
+#: shipped model that has the same joints to check them with.
+USER_MODEL_CONFIGS = {"koch_follower.yaml": REPO_ROOT / "models" / "so101" / "so101_new_calib.urdf"}
 
 
 def test_generic_parameter_files_hold_nothing_robot_specific() -> None:
@@ -121,6 +125,8 @@ def test_parameter_files_load_their_robot(path: Path) -> None:
     from bb_robot.description.sources import load_model
 
     values = _description_parameters(path)
+    if path.name in USER_MODEL_CONFIGS:
+        values.update(model=str(USER_MODEL_CONFIGS[path.name]), tip_link="")
     loaded = load_model(
         values["model"],
         [str(REPO_ROOT / "models")],
@@ -129,3 +135,30 @@ def test_parameter_files_load_their_robot(path: Path) -> None:
     )
     prepared = prepare(loaded, values.get("tip_link", ""))
     assert prepared.serial is not None, prepared.serial_note
+
+
+@pytest.mark.parametrize("path", sorted(p for p in CONFIG_DIR.glob("*.yaml") if read_config(str(p)).bus),
+                         ids=lambda p: p.name)  # fmt: skip
+def test_bus_sections_are_for_the_actuators_backend_and_their_robots_joints(path: Path) -> None:
+    """A /**/bus section (the bridge of docs/buses.md): the driver's backend is actuators, its servos
+    build (models, IDs, calibration) and drive exactly the joints the driver drives, and the bridge
+    declares every parameter the section gives."""
+    from bb_robot.buses.bridge_setup import servo_specs
+    from bb_robot.driver.model import driven_joints, load_model_file
+    from bb_robot.nodes.bus import PARAMETERS, SERVO_PARAMETERS
+
+    config = read_config(str(path))
+    assert config.backend == "actuators", f"{path.name}: a bus bridge serves the actuators backend"
+    bus = config.bus
+    joints = list(bus["joints"])
+    servos = {j: {k.split(".")[-1]: v for k, v in bus.items() if k.startswith(f"servos.{j}.")} for j in joints}
+    declared = {spec.name for spec in PARAMETERS} | {
+        f"servos.{j}.{spec.name}" for j in joints for spec in SERVO_PARAMETERS
+    }
+    assert set(bus) <= declared, f"{path.name}: undeclared bus parameters {set(bus) - declared}"
+    calibration = str(bus.get("calibration", ""))
+    specs = servo_specs(str(bus["protocol"]), joints, servos, calibration.replace("so101", str(CONFIG_DIR / "so101")))
+    model = USER_MODEL_CONFIGS.get(path.name) or str(config.model).replace("package://bb_robot/", f"{REPO_ROOT}/")
+    robot = load_model_file(str(model), [str(REPO_ROOT / "models")], "").robot
+    assert {s.joint for s in specs} == set(driven_joints(robot, []))
+    assert config.joints >= {s.joint for s in specs}

@@ -39,6 +39,8 @@ UR3E_WORLD = CORPUS_DIR / "sas_robot_driver_gazebo" / "sdf" / "ur3e_world.sdf"
 #: Configs whose model is a launch argument: the model they are run with.
 MODEL_ARGUMENT = {
     "generic.yaml": REPO_ROOT / "models" / "bb_pan_tilt.urdf",
+    # The user's Koch URDF; the SO-101's has the same joint names (LeRobot's motor names).
+    "koch_follower.yaml": REPO_ROOT / "models" / "so101" / "so101_new_calib.urdf",
     "worlds/ur3e_world.yaml": UR3E_WORLD,
     "worlds/ur3e_world_gazebo.yaml": UR3E_WORLD,
 }

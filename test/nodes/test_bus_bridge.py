@@ -1,0 +1,287 @@
+"""The bus bridge (``bb-robot bus``) end to end over the bus emulator's pty, as real processes.
+
+The emulator is ``bb-robot bus-emulator --arm so101 --no-timing`` in a process of its own (answering
+at once: what is tested is what the bridge does, not how fast); the test sees every servo's torque,
+goal and present position and injects the faults through its control socket. The bridge, the
+driver and the description node are the installed package's.
+
+- ``bb-robot up --config so101.yaml --bus-port <pty> --demo``: exit 0, the goal succeeded, the
+  joint_states seen here are the emulated present positions through the calibration, and every
+  servo's torque is off after the command ends;
+- each injected fault, with the driver armed and holding: dropped, corrupt, partial and late
+  replies (the bridge goes on and names the servo), overheating (that servo's torque off, its
+  error named in the log and /diagnostics, the driver disarmed by staleness), the port closing
+  (named at once, the driver disarmed; when the port comes back the bridge waits for the driver to
+  be armed anew, then follows commands); in every case no servo moved that was not commanded;
+- a servo missing at start: the bridge ends, naming it and the baud, and no torque came on;
+- SIGTERM: every servo's torque off.
+Tests wait on states and messages, never on wall-clock thresholds.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from helpers.bringup_helpers import REPO_ROOT, Launched, environment, launches, require_launch, up_command
+from helpers.nodes import Probe, StartNode, node_overrides
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
+from sensor_msgs.msg import JointState
+from std_msgs.msg import String
+
+from bb_robot.buses.calibration import load_calibration, shipped_calibration
+from bb_robot.buses.units import ticks_to_angle
+
+CONFIG = REPO_ROOT / "config" / "so101.yaml"
+BEST_EFFORT = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
+LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+CALIBRATIONS = load_calibration(shipped_calibration("so101"))
+#: How far (ticks) a servo nobody commanded may read from where it was: its own quantisation.
+STILL = 2
+
+
+class Emulator:
+    """``bb-robot bus-emulator --arm so101`` on a pty linked at ``link``, driven through its control socket."""
+
+    def __init__(self, directory: Path, *options: str) -> None:
+        self.link, self.socket = directory / "so101", directory / f"control-{uuid.uuid4().hex[:6]}"
+        self.log_path = directory / f"emulator-{uuid.uuid4().hex[:6]}.log"
+        command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--arm", "so101", "--no-timing",
+                   "--link", str(self.link), "--control", str(self.socket), *options]  # fmt: skip
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=environment())
+        deadline = time.monotonic() + 60
+        while not (self.socket.exists() and self.link.is_symlink()):
+            assert self.process.poll() is None and time.monotonic() < deadline, self.log_path.read_text()
+            time.sleep(0.05)
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(str(self.socket))
+            connection.sendall((json.dumps(request) + "\n").encode())
+            answer = json.loads(connection.makefile().readline())
+        assert answer["ok"], answer
+        return answer
+
+    def servos(self) -> dict[int, dict[str, Any]]:
+        return {s["id"]: s for s in self.ask({"state": True})["servos"]}
+
+    def torques(self) -> list[bool]:
+        return [s["torque"] for s in self.servos().values()]
+
+    def presents(self) -> dict[int, float]:
+        return {i: s["ticks"] for i, s in self.servos().items()}
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(30)
+        self._log.close()
+
+
+@pytest.fixture
+def emulator(tmp_path: Path) -> Iterator[Emulator]:
+    made = Emulator(tmp_path)
+    yield made
+    made.stop()
+
+
+def test_up_demo_moves_the_emulated_arm_and_reports_its_present_positions(
+    emulator: Emulator, probe: Probe, tmp_path: Path
+) -> None:
+    require_launch()
+    states = probe.subscribe(JointState, "/joint_states", STREAM)
+    run = Launched(up_command("--config", "so101.yaml", "--bus-port", str(tmp_path / "so101"), "--demo"),
+                   tmp_path / "up.log", environment())  # fmt: skip
+    status = run.wait(300)
+    log = run.log()
+    assert status == 0, log
+    assert "demo goal succeeded" in log, log
+    assert not any(emulator.torques()), "torque left on after the command ended"
+    assert probe.spin_until(lambda: len(states) > 10)
+    assert probe.spin_until_quiet(lambda: len(states))  # every message taken: the last is the last published
+    final, servos = states[-1], emulator.servos()
+    for name, position in zip(final.name, final.position, strict=True):
+        calibration = CALIBRATIONS[name]
+        ticks = round(servos[calibration.id]["ticks"])
+        if name == "gripper":
+            assert position == pytest.approx(_gripper(ticks), abs=0.003), name
+        else:
+            assert position == pytest.approx(ticks_to_angle(ticks, calibration), abs=0.003), name
+    moved = [n for n, p in zip(final.name, final.position, strict=True) if abs(p) > 0.05]
+    assert len(moved) == 6, f"the demo moved only {moved}"
+
+
+def _gripper(ticks: int) -> float:
+    c = CALIBRATIONS["gripper"]
+    lower, upper = -0.174533, 1.74533
+    return lower + (ticks - c.range_min) / (c.range_max - c.range_min) * (upper - lower)
+
+
+class Armed:
+    """The so101.yaml bringup (description, driver, bus; no move_group) over the emulator, armed."""
+
+    def __init__(self, launched: Callable[..., Launched], probe: Probe, port: Path) -> None:
+        self.probe = probe
+        self.launch = launched("bringup.launch.py", "config:=so101.yaml", f"bus_port:={port}", "planning:=false")
+        self.arm_state = probe.subscribe(String, "/driver/arm_state", LATCHED)
+        self.diagnostics: list[Any] = []
+        from diagnostic_msgs.msg import DiagnosticArray
+
+        probe.node.create_subscription(DiagnosticArray, "/diagnostics", self.diagnostics.append, STREAM)
+        assert probe.spin_until(lambda: bool(self.arm_state), timeout=120), self.launch.log()
+        self.arm()
+
+    def arm(self, reset: bool = False) -> None:
+        from std_srvs.srv import Trigger
+
+        if reset:  # a silent bridge put the driver in error (disarm_on_feedback_timeout): reset first
+            resetting = self.probe.node.create_client(Trigger, "/driver/reset")
+            assert self.probe.spin_until(resetting.service_is_ready)
+            answer = self.probe.answer(lambda: resetting.call_async(Trigger.Request()), "reset")
+            assert answer.success, f"{answer.message}\n{self.launch.log()}"
+        client = self.probe.node.create_client(Trigger, "/driver/arm")
+        assert self.probe.spin_until(client.service_is_ready)
+        answer = self.probe.answer(lambda: client.call_async(Trigger.Request()), "arm")
+        assert answer.success, f"{answer.message}\n{self.launch.log()}"
+        assert self.probe.spin_until(lambda: self.arm_state[-1].data == "armed")
+
+    def said(self, text: str) -> bool:
+        return self.probe.spin_until(lambda: text in self.launch.log(), timeout=60)
+
+    def diagnosed(self, text: str) -> bool:
+        return self.probe.spin_until(
+            lambda: any(text in status.message for array in self.diagnostics for status in array.status), timeout=60
+        )
+
+    def retried(self) -> int:
+        """The retries the bridge reports in /diagnostics (its bus's counter), 0 before any report."""
+        counts = [int(kv.value) for array in self.diagnostics for status in array.status
+                  for kv in status.values if kv.key == "retries"]  # fmt: skip
+        return max(counts, default=0)
+
+
+@pytest.fixture
+def armed(emulator: Emulator, probe: Probe, tmp_path: Path) -> Iterator[Armed]:
+    with launches(tmp_path) as launched:
+        made = Armed(launched, probe, tmp_path / "so101")
+        assert probe.spin_until(lambda: all(emulator.torques())), made.launch.log()
+        yield made
+
+
+@pytest.mark.parametrize("fault", ["drop", "corrupt", "partial", "late"])
+def test_bad_replies_are_survived_and_named_and_nothing_moves(
+    emulator: Emulator, armed: Armed, probe: Probe, fault: str
+) -> None:
+    before = emulator.presents()
+    assert armed.probe.spin_until(lambda: bool(armed.diagnostics))
+    retried = armed.retried()
+    emulator.ask({"fault": fault, "count": 12, "id": 5})  # more than one cycle's retries: wrist_roll (ID 5)
+    assert probe.spin_until(lambda: armed.retried() >= retried + 12, timeout=60), armed.launch.log()
+    if fault != "late":  # a late reply can still answer the next request: not always a missed cycle
+        assert armed.said("no feedback of wrist_roll this cycle"), armed.launch.log()
+    after = emulator.presents()
+    assert all(abs(after[i] - before[i]) <= STILL for i in before), f"moved: {before} -> {after}"
+    assert "Traceback" not in armed.launch.log()
+
+
+def test_overheating_turns_that_servo_off_names_it_and_disarms_the_driver(
+    emulator: Emulator, armed: Armed, probe: Probe
+) -> None:
+    before = emulator.presents()
+    emulator.ask({"overheat": 3})
+    assert armed.said("servo 3 (elbow_flex) reports a hardware error: overheating"), armed.launch.log()
+    assert probe.spin_until(lambda: armed.arm_state[-1].data != "armed"), "the driver stayed armed"
+    assert armed.diagnosed("servo 3 (elbow_flex) overheating")
+    assert not emulator.servos()[3]["torque"]
+    after = emulator.presents()
+    assert all(abs(after[i] - before[i]) <= STILL for i in before), f"moved: {before} -> {after}"
+
+
+def test_a_closed_port_is_named_then_resumed_only_once_the_driver_is_armed_again(
+    emulator: Emulator, armed: Armed, probe: Probe, tmp_path: Path
+) -> None:
+    emulator.ask({"close": True})
+    assert armed.said("the port vanished"), armed.launch.log()
+    assert probe.spin_until(lambda: armed.arm_state[-1].data != "armed"), "the driver stayed armed"
+    back = Emulator(tmp_path)
+    try:
+        assert armed.said("is back and every servo answers"), armed.launch.log()
+        assert armed.diagnosed("waiting for the driver to be armed again")
+        assert not any(back.torques()), "torque on before the driver was armed again"
+        armed.arm(reset=True)
+        assert armed.said("the driver is armed again: following commands")
+        assert probe.spin_until(lambda: all(back.torques())), armed.launch.log()
+        # A commanded move is followed again.
+        commands = probe.node.create_publisher(JointState, "/driver/joint_commands", STREAM)
+        probe.wait_for_subscribers(commands)
+        target = back.servos()[1]["angle"] + 0.2
+        timer = probe.node.create_timer(0.05, lambda: commands.publish(JointState(name=["shoulder_pan"],
+                                                                                     position=[target])))  # fmt: skip
+        try:
+            assert probe.spin_until(lambda: abs(back.servos()[1]["angle"] - target) < 0.01), armed.launch.log()
+        finally:
+            probe.node.destroy_timer(timer)
+    finally:
+        back.stop()
+
+
+def _bus_node(start_node: StartNode, port: Path, namespace: str) -> Any:
+    override = node_overrides(port.parent / "bus_overrides.yaml", "bus", {"port": str(port)})
+    return start_node({}, namespace, ("--params-file", str(CONFIG), "--params-file", str(override)),
+                      module="bb_robot.nodes.bus", node="bus")  # fmt: skip
+
+
+def test_a_servo_missing_at_start_is_named_and_no_torque_comes_on(start_node: StartNode, tmp_path: Path) -> None:
+    emulator = Emulator(tmp_path, "--missing", "3")
+    node = _bus_node(start_node, tmp_path / "so101", f"/t{uuid.uuid4().hex[:10]}")
+    assert node.wait_for_exit() == 1
+    assert "servo ID(s) 3 (elbow_flex) did not answer a ping at 1000000 baud" in node.log(), node.log()
+    assert not any(emulator.torques())
+    emulator.stop()
+
+
+def test_sigterm_turns_every_servos_torque_off(
+    emulator: Emulator, start_node: StartNode, probe: Probe, tmp_path: Path
+) -> None:
+    """The test is the driver here: it publishes an index and a command for each servo."""
+    namespace = f"/t{uuid.uuid4().hex[:10]}"
+    node = _bus_node(start_node, tmp_path / "so101", namespace)
+    node.wait_for_log("torque on at each first command")
+    entries = [
+        {"name": f"motor{c.id}", "joint": joint, "command_topic": f"{namespace}/actuator/{joint}/motor{c.id}",
+         "state_topic": f"{namespace}/actuator/{joint}/motor{c.id}/state",
+         "limits": {"position_min": -1.5, "position_max": 1.5}}
+        for joint, c in CALIBRATIONS.items()
+    ]  # fmt: skip
+    index = probe.node.create_publisher(String, f"{namespace}/actuators", LATCHED)
+    index.publish(String(data=json.dumps({"robot": "so101", "actuators": entries})))
+    feedback = {e["joint"]: probe.subscribe(JointState, e["state_topic"], BEST_EFFORT) for e in entries}
+    assert probe.spin_until(lambda: all(feedback.values())), node.log()
+    publishers = [probe.node.create_publisher(JointState, e["command_topic"], STREAM) for e in entries]
+    for publisher, (joint, messages) in zip(publishers, feedback.items(), strict=True):
+        probe.wait_for_subscribers(publisher)
+        publisher.publish(JointState(name=[joint], position=[messages[-1].position[0]]))
+    assert probe.spin_until(lambda: all(emulator.torques())), node.log()
+    node.process.send_signal(signal.SIGTERM)
+    assert node.wait_for_exit() == 0, node.log()
+    assert "torque off on every servo" in node.log()
+    assert not any(emulator.torques())
+    assert all(math.isfinite(m[-1].position[0]) for m in feedback.values())
+
+
+def test_bb_robot_bus_needs_a_bus_section(tmp_path: Path) -> None:
+    result = subprocess.run(up_command()[:-1] + ["bus", "--config", "bb_arm.yaml"], capture_output=True, text=True,
+                            env=environment(), timeout=120)  # fmt: skip
+    assert result.returncode != 0 and "has no /**/bus section" in result.stderr, result.stderr
