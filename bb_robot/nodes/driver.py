@@ -4,13 +4,12 @@ A managed (lifecycle) node; what it does, its parameters, topics, services and Q
 ``docs/nodes/driver.md``.  This module is the thin ROS layer's lifecycle and wiring; its parts
 are :mod:`~bb_robot.nodes.driver_parameters` (declaring, reading and checking parameters),
 :mod:`~bb_robot.nodes.driver_commands` (command topics), :mod:`~bb_robot.nodes.driver_action`
-(the ``FollowJointTrajectory`` action server), :mod:`~bb_robot.nodes.driver_publishing`
-(joint states and limits), :mod:`~bb_robot.nodes.driver_diagnostics` and
-:mod:`~bb_robot.nodes.executor`; a backend reaches ROS through
-:class:`~bb_robot.ros.backend_host.RosBackendHost`.  The
-decisions (checking and limiting commands, trajectories and tolerances, arming, the watchdog,
-the control loop on its own thread, the backends) are made in :mod:`bb_robot.driver`, which
-the tests exercise without ROS.
+(the ``FollowJointTrajectory`` action server), :mod:`~bb_robot.nodes.driver_publishing` (joint
+states and limits), :mod:`~bb_robot.nodes.driver_scene` (run-time objects into the collision guard),
+:mod:`~bb_robot.nodes.driver_diagnostics` and :mod:`~bb_robot.nodes.executor`; a backend reaches
+ROS through :class:`~bb_robot.ros.backend_host.RosBackendHost`.  The decisions (checking and
+limiting commands, trajectories and tolerances, arming, the watchdog, the control loop on its own
+thread, the backends) are made in :mod:`bb_robot.driver`, which the tests exercise without ROS.
 
 Threads: one executor thread runs every ROS callback (rclpy's C++ ``EventsExecutor`` where
 available: a sixth of the CPU per message of the multi-threaded executor); callbacks check
@@ -66,6 +65,7 @@ from bb_robot.nodes.driver_commands import CommandInputs, resolve
 from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers, PublishThread
+from bb_robot.nodes.driver_scene import SceneFollower, follow_scene
 from bb_robot.nodes.driver_servo import ServoInputs, make_servo, servo_status, settings_from
 from bb_robot.nodes.executor import AddNode, executor_thread_scheduling, interruptible, serve
 from bb_robot.nodes.lifecycle_guard import answer_impossible_transitions
@@ -130,6 +130,7 @@ class Session:
     core: DriverCore | None = None
     #: Collision checking (``collision.check`` and collision geometry), its thread runs while active.
     guard: CollisionGuard | None = None
+    scene: SceneFollower | None = None  # the move_group node's run-time objects into the guard
     validator: CommandValidator | None = None
     #: The session's ROS interfaces.
     commands: CommandInputs | None = None
@@ -324,6 +325,7 @@ class DriverNode(LifecycleNode):
             steps.lap("placement kernel")
             core.trajectory_check = session.guard.check_trajectory
             core.command_filter = session.guard.filter
+            session.scene = follow_scene(self, session.guard, lambda: core.snapshot.sample, self._log, self._warn)
         session.validator = CommandValidator(
             limits,
             backend.capabilities.modes,
@@ -481,10 +483,9 @@ class DriverNode(LifecycleNode):
         self._stop_publishing(session)
         if session.action is not None:
             session.action.close()  # ends the goals of this session (the core is being released)
-        if session.commands is not None:
-            session.commands.close()
-        if session.servo_inputs is not None:
-            session.servo_inputs.close()
+        for inputs in (session.commands, session.servo_inputs, session.scene):
+            if inputs is not None:
+                inputs.close()
         if session.publishers is not None:
             session.publishers.close()  # (not while a backend thread publishes a sample)
         for service in session.services:

@@ -287,6 +287,10 @@ def test_kinematics_plans_execution_scene_and_hostile_requests(rig: Rig) -> None
     # stop during execution
     crate.operation = CollisionObject.REMOVE
     rig.objects.publish(crate)
+    # The driver's guard follows the scene (monitored_planning_scene): once the crate is gone there too,
+    # a trajectory through where it stood is the driver's to take (before, it would refuse it).
+    driver = rig.nodes[1]
+    assert probe.spin_until(lambda: "checks 0 run-time object(s)" in driver.log()), driver.log()[-3000:]
     feedback = []
     handle = rig.send_move(joint_goal({"shoulder_pan_joint": -1.5}, scale=0.1), feedback=feedback)
     assert probe.spin_until(lambda: "MONITOR" in feedback)
