@@ -200,3 +200,30 @@ def test_the_checker_process_takes_a_new_measurer_between_headings_in_pieces(cel
         for fd in (source_read, sink_read, sink_write):
             os.close(fd)
     assert ended_with == [0]
+
+
+def test_an_attached_object_moves_with_its_link_and_is_checked_against_the_configured_world(cell: Cell) -> None:
+    """A ball held 5 cm wide where the tool would put it into the post at :data:`SWING` (the arm itself clear)."""
+    fk = cell.guard.model.fk
+    post = next(p for p in cell.guard.model.obstacles if p.link == "world/post")
+    tcp_at_swing = np.asarray(fk.compute(cell.guard.configuration(np.array(SWING)))[fk.link_names.index("tcp")])
+    x, y, z = (np.linalg.inv(tcp_at_swing) @ np.append(post.local[:3, 3][:2].tolist() + [tcp_at_swing[2, 3]], 1.0))[:3]
+    held = {
+        "link_name": "tcp",
+        "object": {
+            "id": "ball",
+            "header": {"frame_id": "tcp"},
+            "pose": {"position": {"x": x, "y": y, "z": z}, "orientation": {"w": 1.0}},
+            "primitives": [{"type": 2, "dimensions": [0.05]}],
+            "primitive_poses": [{"orientation": {"w": 1.0}}],
+            "operation": 0,
+        },
+        "touch_links": ["left_finger", "right_finger"],
+    }
+    swing = [TrajectoryPoint(2.0, SWING)]
+    cell.core.prepare_trajectory(cell.joints, swing)  # the arm alone passes
+    refused = follow(cell, updater(cell), {"is_diff": False, "robot_state": {"attached_collision_objects": [held]}})
+    assert refused == [] and cell.guard.generation == 1
+    with pytest.raises(TrajectoryRejected) as held_into_post:
+        cell.core.prepare_trajectory(cell.joints, swing)
+    assert "attached/ball" in held_into_post.value.reason and "world/post" in held_into_post.value.reason
