@@ -27,6 +27,7 @@ import numpy as np
 
 from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.guard.collision_guard import CollisionGuard
+from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.transforms import Matrix
 from bb_robot.move_group.scene_updates import (
     MAX_OBJECTS,
@@ -96,6 +97,8 @@ class SceneFollower:
         self._warn = warn
         scene = guard.scene
         assert scene is not None
+        # Its own kinematics: the guard's model computes in the threads that check trajectories.
+        self._fk = ForwardKinematics(scene.robot_model.robot)
         self._updates = SceneUpdater(scene, self._link_pose, self._configuration)
         self._topic = f"{node.get_namespace().rstrip('/')}/{SCENE_TOPIC}"
         self._newest: Any = None
@@ -110,15 +113,14 @@ class SceneFollower:
     # ------------------------------------------------------------------ where links are
     def _configuration(self) -> Matrix:
         sample = self._sample()
-        positions = sample.positions if sample is not None else np.zeros(len(self._guard.model.fk.joint_names))
+        positions = sample.positions if sample is not None else np.zeros(len(self._guard.joints))
         return self._guard.configuration(positions)
 
     def _link_pose(self, link: str) -> Matrix:
-        fk = self._guard.model.fk
-        index = fk.link_names.index(link) if link in fk.link_names else -1
-        if index < 0:
+        fk = self._fk
+        if link not in fk.link_names:
             raise KeyError(link)
-        return np.asarray(fk.compute(self._configuration())[index])
+        return np.asarray(fk.compute(self._configuration())[fk.link_names.index(link)])
 
     # ------------------------------------------------------------------ messages
     def _on_scene(self, message: Any) -> None:

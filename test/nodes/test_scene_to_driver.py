@@ -146,8 +146,11 @@ def crate() -> CollisionObject:
 
 def test_an_object_added_through_move_group_stops_the_driver_and_the_post_stays(rig: Rig) -> None:
     # The driver follows the move_group node's latched scene (transient local: a later driver catches up).
-    infos = rig.probe.node.get_subscriptions_info_by_topic(f"{rig.ns}/monitored_planning_scene")
-    assert any(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos), infos
+    def latched_subscriber() -> bool:
+        infos = rig.probe.node.get_subscriptions_info_by_topic(f"{rig.ns}/monitored_planning_scene")
+        return any(i.qos_profile.durability == DurabilityPolicy.TRANSIENT_LOCAL for i in infos)
+
+    assert rig.probe.spin_until(latched_subscriber), "no transient-local subscription of monitored_planning_scene"
     start = rig.joint_positions()
     np.testing.assert_allclose(start, START, atol=1e-3)
 

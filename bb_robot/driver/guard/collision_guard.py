@@ -199,7 +199,8 @@ class CollisionGuard:
         self.generation = 0
         self._models: dict[int, CollisionModel] = {0: model}
         self._update: tuple[int, bytes] | None = None
-        self._joints = tuple(joints)
+        #: The driver joints, in order.
+        self.joints = tuple(joints)
 
     # ------------------------------------------------------------------ the scene
     def follow(self, model: CollisionModel) -> int:
@@ -216,8 +217,8 @@ class CollisionGuard:
             The scene's new generation.
         """
         generation = self.generation + 1
-        measurer = Measurer(model.with_allowed(model.disabled), self._joints, self.settings, generation)
-        record = update_record(len(self._joints), measurer)
+        measurer = Measurer(model.with_allowed(model.disabled), self.joints, self.settings, generation)
+        record = update_record(len(self.joints), measurer)
         with self._trajectory_lock:
             self._models[generation] = model
             for old in [g for g in self._models if g < generation - 4]:
