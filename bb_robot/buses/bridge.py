@@ -39,6 +39,9 @@ from bb_robot.errors import BbRobotError
 _T = TypeVar("_T")
 
 SILENCE_ACTIONS = ("hold", "torque_off")
+#: The latency allowance (s) per transaction while starting: start-up is not time-critical, and a
+#: slow adapter or a loaded host must not make a servo look missing.
+START_LATENCY = 0.05
 #: A gap between two cycles longer than this (s) is not made up for: the step cap uses at most this much time.
 MAX_STEP_TIME = 0.02
 
@@ -173,6 +176,13 @@ class Bridge:
             BridgeError: servos that do not answer (kind ``missing``), another model (``model``),
                 EEPROM that differs from the calibration (``eeprom``), a bus failure.
         """
+        saved, self.bus.latency = self.bus.latency, max(self.bus.latency, START_LATENCY)
+        try:
+            return self._start()
+        finally:
+            self.bus.latency = saved
+
+    def _start(self) -> list[str]:
         bus, warnings = self.bus, []
         missing = []
         for state in self.servos.values():
