@@ -56,6 +56,33 @@ class Outcome:
     message: str = ""
 
 
+class DemoThread:
+    """A demo of one robot on a thread of its own: :meth:`_demo` runs there, and its end, whatever
+    it is, fills in :attr:`outcome` (an exception is the demo's failure, never a silent thread death).
+
+    Args:
+        name: the thread's name.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.outcome = Outcome()
+        self._thread = threading.Thread(target=self._run, name=name, daemon=True)
+
+    def _demo(self) -> None:
+        raise NotImplementedError
+
+    def _end(self, ok: bool, message: str) -> None:
+        self.outcome.ok, self.outcome.message, self.outcome.done = ok, message, True
+
+    def _run(self) -> None:
+        try:
+            self._demo()
+        except BbRobotError as error:
+            self._end(False, str(error))
+        except Exception as error:  # noqa: BLE001 - reported as the demo's failure, never a silent thread death
+            self._end(False, f"{type(error).__name__}: {error}")
+
+
 def servo_chain(plan: BringupPlan) -> SerialManipulator:
     """The chain the driver's servo moves, as the parameter file configures it.
 
@@ -101,7 +128,7 @@ def collision_check(plan: BringupPlan, chain: SerialManipulator) -> cartesian.Cl
     return clear
 
 
-class CartesianDemo:
+class CartesianDemo(DemoThread):
     """The demo of one robot, on its own thread (:meth:`start`); :attr:`outcome` fills in.
 
     Args:
@@ -114,11 +141,10 @@ class CartesianDemo:
     def __init__(
         self, plan: BringupPlan, client: UpClient, namespace: str, say: Callable[[str], None], stop: threading.Event
     ) -> None:
+        super().__init__("cartesian-demo")
         self.plan, self.client, self.namespace, self.say, self.stop = plan, client, namespace, say, stop
         self.chain = servo_chain(plan)
-        self.outcome = Outcome()
         self.label = f"/{namespace} " if namespace else ""
-        self._thread = threading.Thread(target=self._run, name="cartesian-demo", daemon=True)
 
     def start(self) -> CartesianDemo:
         """Start the thread."""
@@ -136,17 +162,6 @@ class CartesianDemo:
         if not all(name in known for name in self.chain.joint_names):
             return None
         return np.array([known[name] for name in self.chain.joint_names]), time.monotonic()
-
-    def _end(self, ok: bool, message: str) -> None:
-        self.outcome.ok, self.outcome.message, self.outcome.done = ok, message, True
-
-    def _run(self) -> None:
-        try:
-            self._demo()
-        except BbRobotError as error:
-            self._end(False, str(error))
-        except Exception as error:  # noqa: BLE001 - reported as the demo's failure, never a silent thread death
-            self._end(False, f"{type(error).__name__}: {error}")
 
     def _demo(self) -> None:
         outcome = self.outcome

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bb_robot.cli.up_cartesian import Outcome
+from bb_robot.cli.up_cartesian import DemoThread
 from bb_robot.cli.up_inputs import BringupPlan, UpError
 from bb_robot.collision.matrix import default_configuration
 from bb_robot.collision.model import CollisionModel, link_pair
@@ -245,7 +245,7 @@ def plan_setup(plan: BringupPlan) -> PlanSetup:
     return PlanSetup(PlanJudge(model, post, chain, goal), chain, goal)
 
 
-class PlanDemo:
+class PlanDemo(DemoThread):
     """The demo of one robot, on its own thread (:meth:`start`); :attr:`outcome` fills in.
 
     Args:
@@ -259,26 +259,14 @@ class PlanDemo:
     def __init__(
         self, setup: PlanSetup, client: UpClient, namespace: str, say: Callable[[str], None], stop: threading.Event
     ) -> None:
+        super().__init__("plan-demo")
         self.setup, self.client, self.namespace, self.say, self.stop = setup, client, namespace, say, stop
-        self.outcome = Outcome()
         self.label = f"/{namespace} " if namespace else ""
-        self._thread = threading.Thread(target=self._run, name="plan-demo", daemon=True)
 
     def start(self) -> PlanDemo:
         """Start the thread."""
         self._thread.start()
         return self
-
-    def _end(self, ok: bool, message: str) -> None:
-        self.outcome.ok, self.outcome.message, self.outcome.done = ok, message, True
-
-    def _run(self) -> None:
-        try:
-            self._demo()
-        except BbRobotError as error:
-            self._end(False, str(error))
-        except Exception as error:  # noqa: BLE001 - reported as the demo's failure, never a silent thread death
-            self._end(False, f"{type(error).__name__}: {error}")
 
     def _demo(self) -> None:
         from bb_robot.nodes.up_client import pose_move_goal
