@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import psutil
 import pytest
@@ -200,6 +201,35 @@ def stop_daemon() -> None:
 def up_command(*args: str) -> list[str]:
     """``bb-robot up`` from this source tree (the launch and nodes run from the installed package)."""
     return [sys.executable, "-m", "bb_robot.cli", "up", *args]
+
+
+def up_recording_joint_states(probe: Any, args: Sequence[str], log: Path) -> tuple[int, str, list[Any]]:
+    """Run ``bb-robot up ARGS`` to its end while ``probe`` (a ``helpers.nodes.Probe``) keeps every
+    /joint_states message; checks that it ended, that every message was taken (the last is the
+    last published) and that no process was left behind.
+
+    Returns:
+        ``(exit status, output, joint states)``.
+    """
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    states: list[Any] = []
+    probe.node.create_subscription(
+        JointState, "/joint_states", states.append, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+    )
+    run = Launched(up_command(*args), log)
+
+    def ended() -> bool:
+        run.watch()
+        return run.process.poll() is not None
+
+    assert probe.spin_until(ended, timeout=240), run.log()
+    assert probe.spin_until_quiet(lambda: len(states)), f"joint states still arriving: {len(states)}"
+    status = run.wait()
+    output = run.log()
+    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
+    return status, output, states
 
 
 @contextmanager

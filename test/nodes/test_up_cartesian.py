@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 import psutil
 import pytest
-from helpers.bringup_helpers import Launched, require_launch, up_command
+from helpers.bringup_helpers import Launched, require_launch, up_command, up_recording_joint_states
 
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
@@ -68,26 +68,11 @@ def judged_turn(points: np.ndarray, turns: int, x: np.ndarray, y: np.ndarray) ->
 
 def test_up_demo_cartesian_draws_the_circle(probe: Probe, tmp_path: Path) -> None:
     require_launch()
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import JointState
-
-    states: list[Any] = []
-    probe.node.create_subscription(
-        JointState, "/joint_states", states.append, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+    status, output, states = up_recording_joint_states(
+        probe, ["--demo-cartesian", "--timeout", "90"], tmp_path / "up.log"
     )
-    run = Launched(up_command("--demo-cartesian", "--timeout", "90"), tmp_path / "up.log")
-
-    def ended() -> bool:
-        run.watch()
-        return run.process.poll() is not None
-
-    assert probe.spin_until(ended, timeout=240), run.log()
-    assert probe.spin_until_quiet(lambda: len(states)), f"joint states still arriving: {len(states)}"
-    status = run.wait()
-    output = run.log()
     assert status == 0, output
     assert "cartesian demo succeeded: the tool stayed within" in output, output
-    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
 
     found = re.search(r"moving to the ready pose \([0-9.]+ s\): (\[[^\]]*\])", output)
     assert found, output

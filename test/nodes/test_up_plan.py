@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pytest
-from helpers.bringup_helpers import Launched, require_launch, up_command
+from helpers.bringup_helpers import require_launch, up_recording_joint_states
 
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.cli.up_plan import DEMO_CONFIG
@@ -44,26 +44,11 @@ GOAL = re.compile(r"tcp at \(([-0-9.]+), ([-0-9.]+), ([-0-9.]+)\) m in base_link
 @pytest.mark.parametrize("backend", ["sim", "mujoco"])
 def test_up_demo_plan_reaches_the_pose_behind_the_post(backend: str, probe: Probe, tmp_path: Path) -> None:
     require_launch()
-    from rclpy.qos import QoSProfile, ReliabilityPolicy
-    from sensor_msgs.msg import JointState
-
-    states: list[Any] = []
-    probe.node.create_subscription(
-        JointState, "/joint_states", states.append, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
+    status, output, states = up_recording_joint_states(
+        probe, ["--demo-plan", "--backend", backend, "--timeout", "90"], tmp_path / "up.log"
     )
-    run = Launched(up_command("--demo-plan", "--backend", backend, "--timeout", "90"), tmp_path / "up.log")
-
-    def ended() -> bool:
-        run.watch()
-        return run.process.poll() is not None
-
-    assert probe.spin_until(ended, timeout=240), run.log()
-    assert probe.spin_until_quiet(lambda: len(states)), f"joint states still arriving: {len(states)}"
-    status = run.wait()
-    output = run.log()
     assert status == 0, output
     assert f"parameter file {DEMO_CONFIG}, backend {backend}" in output
-    assert run.alive() == [], f"processes left running: {run.alive()}\n{output}"
 
     # Each stage printed with its time, in order.
     times = []
