@@ -25,6 +25,9 @@ CONFIGS = sorted(p.relative_to(CONFIG_DIR).as_posix() for p in CONFIG_DIR.rglob(
 EXPLAINED: dict[tuple[str, str], str] = {
     # Gazebo's joint states come at the world's physics rate through gz-transport.
     ("worlds/ur3e_world_gazebo.yaml", "stale_timeout"): "Gazebo's joint states arrive at the physics rate",
+    # The servo bus bridge is a Python process on a USB adapter (docs/buses.md): 50 of its cycles.
+    ("so101.yaml", "stale_timeout"): "the bus bridge's feedback, 50 cycles at 200 Hz",
+    ("koch_follower.yaml", "stale_timeout"): "the bus bridge's feedback, 50 cycles at 200 Hz",
 }
 
 
