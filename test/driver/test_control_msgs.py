@@ -7,6 +7,7 @@ rosidl_generator_type_description from the branch's files). Equal hashes mean a 
 client or server on a real ROS 2 graph of that distribution (MoveIt, ros2_control) talks to the driver.
 Jazzy's feedback lacks ``index`` and ``multi_dof_index``, so the feedback (and the action's own) hash
 differs between the two; goal and result are the same (interfaces/control_msgs/README.md).
+GripperCommand (action and message) is the same in both releases, so its hashes are too.
 """
 
 from __future__ import annotations
@@ -36,6 +37,12 @@ KILTED_HASHES = {
     ): "RIHS01_0bb018d181bdc6384dd75365480967bd1d6eaee4ef3dd597c64cd0b8bdc10867",
     ("msg/JointTolerance", ""): "RIHS01_c254f9cece0f3b733017b6990fd46d1326e25242d6b8844398c97d9a88e7d648",
     ("msg/JointComponentTolerance", ""): "RIHS01_739ea7566931944d33830fa10f1bf5e7a7fbdc3172bce7a7eaac642bd6e3ffa4",
+    # GripperCommand: the same files on the master (6.8.0) and jazzy (5.8.0) branches.
+    ("action/GripperCommand", ""): "RIHS01_e17c0e644eccf14bea84a0a93e0977182872c2eb7873ca6694900059b46dbc84",
+    ("action/GripperCommand", "_Goal"): "RIHS01_607d9f41eb241e1922e90f02125e87ae6bfb78f7f64a71dc92630263d01f8b6d",
+    ("action/GripperCommand", "_Result"): "RIHS01_bf512d5aa6a0e4fe4d8be22b2ec4a1973c3d250fa1f65e47450322c25c45c0a0",
+    ("action/GripperCommand", "_Feedback"): "RIHS01_8f7c520077bab528bb9161ee3b83c81eee1f8aecadb8922ce82c79d667a819c4",
+    ("msg/GripperCommand", ""): "RIHS01_57eb8f326c9889ca8bb34ead82cc94cc09bf6bc5c3b6c09546dca3a00b589890",
 }
 #: The same in Jazzy (control_msgs 5.8.0): only the feedback, and so the action itself, differ.
 JAZZY_HASHES = {
