@@ -103,11 +103,15 @@ def test_driver_sections_set_only_declared_parameters(path: Path) -> None:
 
 
 def _backend_parameters(values: dict[str, Any]) -> set[str]:
-    """The backend parameters of the file's backend (``sim`` by default)."""
-    from bb_robot.driver.backends.base import backend_class
+    """The backend parameters of the file's backend (``sim`` by default), and those of the backends
+    ``bb-robot up --backend`` can switch it to: the driver declares the chosen backend's, so a file
+    may carry both sections (config/bb_arm_table.yaml for ``--demo-plan --backend mujoco``); each
+    name is still checked against its backend's declared ones."""
+    from bb_robot.driver.backends.base import backend_class, builtin_backends
 
-    backend = backend_class(str(values.get("backend") or "sim"))
-    return SIM_PARAMETERS | {f"{backend.name}.{spec.name}" for spec in backend.parameters()}
+    names = {str(values.get("backend") or "sim"), *builtin_backends()}
+    backends = [backend_class(name) for name in sorted(names)]
+    return SIM_PARAMETERS | {f"{backend.name}.{spec.name}" for backend in backends for spec in backend.parameters()}
 
 
 def _lookup(section: dict[str, Any], dotted: str) -> Any:
