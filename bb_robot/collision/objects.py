@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from bb_robot.collision.shapes import Part, coal_module, robot_parts
+from bb_robot.collision.shapes import Part, coal_module, flat, robot_parts
 from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Sphere
 from bb_robot.model.robot import Link, Robot
 from bb_robot.model.transforms import Matrix, quaternion_to_matrix
@@ -123,6 +123,8 @@ def _triangle_part(shape: TriangleMesh, link: str) -> Part:
         raise ValueError(f"a mesh vertex lies {np.abs(vertices).max():g} m out (at most {MAX_SIZE:g} m)")
     if triangles.size == 0 or triangles.min() < 0 or triangles.max() >= vertices.shape[0]:
         raise ValueError(f"a mesh's triangles must index its {vertices.shape[0]} vertices")
+    if flat(vertices):
+        raise ValueError("a mesh's vertices lie on one plane: it has no volume to check")
     exact = coal.BVHModelOBBRSS()
     exact.beginModel(len(triangles), len(vertices))
     for a, b, c in triangles:

@@ -48,6 +48,21 @@ def coal_module() -> Any:
     return coal
 
 
+def flat(vertices: Matrix) -> bool:
+    """Whether points lie on one plane or line (no volume): coal's convex hull crashes the process on them.
+
+    Args:
+        vertices: ``(n, 3)`` points.
+
+    Returns:
+        ``True`` when their spread across the thinnest direction is below 1e-9 of their extent.
+    """
+    centred = np.asarray(vertices, dtype=float).reshape(-1, 3)
+    centred = centred - centred.mean(axis=0)
+    spread = np.linalg.svd(centred, compute_uv=False) if len(centred) >= 3 else np.zeros(1)
+    return len(spread) < 3 or float(spread[-1]) <= 1e-9 * max(float(spread[0]), 1e-300)
+
+
 @dataclass(frozen=True, eq=False)
 class Part:
     """One ``<collision>`` element of a link, ready for coal.
@@ -96,6 +111,8 @@ def _load_mesh(path: str, scale: tuple[float, float, float]) -> tuple[Any, Any, 
     vertices = np.array(mesh.vertices(), dtype=float).reshape(-1, 3)
     if vertices.shape[0] < 4:
         raise ValueError(f"it has {vertices.shape[0]} vertices; a solid needs at least 4")
+    if flat(vertices):
+        raise ValueError("its vertices lie on one plane: it has no volume to check")
     # The hull of the hull's own vertices: coal's buildConvexRepresentation keeps every vertex of the
     # mesh, also those inside the hull, which have no neighbours for GJK's hill-climbing support
     # search; a search that starts at one stays there, and distances come out too large (measured:

@@ -109,10 +109,10 @@ def _hull(points: Matrix) -> tuple[Matrix, npt.NDArray[np.intp] | None]:
     kept as they are, and a cut then crosses every segment between two of them (still exact).
     """
     unique = np.unique(np.round(points, 12), axis=0)
-    if unique.shape[0] <= 4:
-        return unique, None
-    from bb_robot.collision.shapes import coal_module
+    from bb_robot.collision.shapes import coal_module, flat
 
+    if unique.shape[0] <= 4 or flat(unique):  # coal's qhull crashes the process on flat input
+        return unique, None
     coal = coal_module()
     holder = coal.StdVec_Vec3s()
     holder.extend(unique)

@@ -83,6 +83,16 @@ def test_a_degenerate_mesh_is_refused() -> None:
         object_parts("world/bad", [(TriangleMesh(np.eye(4)[:, :3], np.array([[0, 1, 7]])), np.eye(4))])
 
 
+def test_a_flat_mesh_is_refused_before_coal_builds_its_hull() -> None:
+    # coal's qhull ended the process (SIGSEGV) on points in one plane: a tray sent as a mesh on
+    # /collision_object would have taken down the move_group node and the driver following its scene
+    square = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [1.0, 1.0, 0.0], [0.5, 0.5, 0.0]])
+    tilted = square @ pose_matrix([0, 0, 0], [0.3, 0.2, 0.1, 0.9])[:3, :3].T + 0.4
+    for vertices in (square, tilted, np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [2.0, 0.0, 0.0], [3.0, 0.0, 0.0]])):
+        with pytest.raises(ValueError, match="lie on one plane"):
+            object_parts("world/tray", [(TriangleMesh(vertices, np.array([[0, 1, 2], [1, 3, 2]])), np.eye(4))])
+
+
 def test_a_shape_beyond_any_cell_is_refused_not_built() -> None:
     """A vertex a billion metres out (a hostile .scene file's) crashed coal's builders: refused first."""
     vertices = np.array([[0.0, 0.0, 0.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 999999999.0, 1.0]])
