@@ -227,7 +227,9 @@ def _view(context):
         parameters["collision.world"] = config.collision_world
         parameters["model"] = driver.get("model", config.driver_model)
         parameters["model_scope"] = driver.get("model_scope", config.driver_model_scope)
-        parameters["frame_prefix"] = description.get("frame_prefix", config.frame_prefix)
+    parameters["frame_prefix"] = description.get("frame_prefix", config.frame_prefix)
+    if config.servo_tip:  # the tool whose planned path is drawn, the move_group node's planning.tip
+        parameters["planning.tip"] = config.servo_tip
     namespace = LaunchConfiguration("namespace").perform(context).strip("/")
     return [
         Node(

@@ -400,6 +400,31 @@ def apply_planning_scene(updates: SceneUpdater, data: Data, refused: list[Update
     return warnings
 
 
+def oversized(message: Any) -> str:
+    """Why a ``PlanningScene`` is over the scene's bounds, counted on the message ("" when it is not).
+
+    Read by attribute, before the message is turned into plain data (a flood costs no conversion):
+    the driver and the view call it on the ROS message itself.
+
+    Args:
+        message: the ``moveit_msgs/PlanningScene`` (anything with its fields as attributes).
+
+    Returns:
+        The object and the bound it exceeds, or ``""``.
+    """
+    objects = list(message.world.collision_objects) + [a.object for a in message.robot_state.attached_collision_objects]
+    if len(objects) > MAX_OBJECTS:
+        return f"{len(objects)} objects; the scene takes at most {MAX_OBJECTS}"
+    for thing in objects:
+        shapes = len(thing.primitives) + len(thing.meshes)
+        if shapes > MAX_SHAPES:
+            return f"object '{thing.id}': {shapes} shapes; at most {MAX_SHAPES} per object"
+        vertices = sum(len(mesh.vertices) for mesh in thing.meshes)
+        if vertices > MAX_VERTICES:
+            return f"object '{thing.id}': {vertices} mesh vertices; at most {MAX_VERTICES} per object"
+    return ""
+
+
 def _operation(data: Data) -> int:
     value = data.get("operation", ADD)
     if isinstance(value, bytes | bytearray):

@@ -29,42 +29,13 @@ from bb_robot.driver.backends.base import JointSample
 from bb_robot.driver.guard.collision_guard import CollisionGuard
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.transforms import Matrix
-from bb_robot.move_group.scene_updates import (
-    MAX_OBJECTS,
-    MAX_SHAPES,
-    MAX_VERTICES,
-    SceneUpdater,
-    UpdateRefused,
-    apply_planning_scene,
-)
+from bb_robot.move_group.scene_updates import SceneUpdater, UpdateRefused, apply_planning_scene, oversized
 from bb_robot.ros.qos import LATCHED_QOS
 
 #: The topic followed (relative: the driver's namespace, as the move_group node's).
 SCENE_TOPIC = "monitored_planning_scene"
 LogFunction = Callable[[str, str], None]
 WarnFunction = Callable[[object, str], None]
-
-
-def oversized(message: Any) -> str:
-    """Why a ``PlanningScene`` is over the scene's bounds, counted on the message ("" when it is not).
-
-    Args:
-        message: the ``moveit_msgs/PlanningScene``.
-
-    Returns:
-        The object and the bound it exceeds, or ``""``.
-    """
-    objects = list(message.world.collision_objects) + [a.object for a in message.robot_state.attached_collision_objects]
-    if len(objects) > MAX_OBJECTS:
-        return f"{len(objects)} objects; the scene takes at most {MAX_OBJECTS}"
-    for thing in objects:
-        shapes = len(thing.primitives) + len(thing.meshes)
-        if shapes > MAX_SHAPES:
-            return f"object '{thing.id}': {shapes} shapes; at most {MAX_SHAPES} per object"
-        vertices = sum(len(mesh.vertices) for mesh in thing.meshes)
-        if vertices > MAX_VERTICES:
-            return f"object '{thing.id}': {vertices} mesh vertices; at most {MAX_VERTICES} per object"
-    return ""
 
 
 class SceneFollower:

@@ -28,6 +28,7 @@ from bb_robot.driver.model import load_model_file, load_model_text
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import LoadedModel
 from bb_robot.nodes.spin import spin_node
+from bb_robot.nodes.view_planning import show_planning
 from bb_robot.ros.qos import LATCHED_QOS
 from bb_robot.view.assets import AssetResolver
 from bb_robot.view.bridge import FoxgloveBridge, ViewOptions
@@ -126,8 +127,11 @@ class ViewNode(Node):
         self._subscriptions_by_topic: dict[str, Any] = {}
         self._reported: set[str] = set()
         self._announce(options)
-        self._world_subscription: Any = None
-        self._show_world()
+        self._robot_subscription: Any = None
+        self._planning = show_planning(
+            self, self._bridge, value("frame_prefix").value, value("planning.tip").value, self._log
+        )
+        self._follow_robot()
         self._discover()
         self.create_timer(value("discovery_period").value, self._discover)
 
@@ -149,37 +153,46 @@ class ViewNode(Node):
             print(f"recording to {options.record}", flush=True)
             self.get_logger().info(f"recording {self._wanted} to {options.record}")
 
-    # ------------------------------------------------------------------ the obstacles
-    def _show_world(self) -> None:
-        """Serve ``collision.world``'s obstacles once the robot is known (its file, or robot_description)."""
+    # ------------------------------------------------------------------ the robot: obstacles and planning
+    def _follow_robot(self) -> None:
+        """Get the robot (its file, or robot_description) for ``collision.world`` and the planning display."""
         value = self.get_parameter
-        if not value("collision.world").value:
+        if not value("collision.world").value and self._planning is None:
             return
         model = value("model").value
         if model:
             try:
                 loaded = load_model_file(model, tuple(value("model_dirs").value or ()), value("model_scope").value)
             except BbRobotError as error:
-                self.get_logger().error(f"collision.world is not shown: model '{model}': {error}")
+                self.get_logger().error(f"collision.world and plans are not shown: model '{model}': {error}")
                 return
-            self._serve_world(loaded)
+            self._robot_known(loaded)
             return
-        self._world_subscription = self.create_subscription(
+        self._robot_subscription = self.create_subscription(
             String, "robot_description", self._on_description, LATCHED_QOS
         )
 
     def _on_description(self, message: String) -> None:
         """The first robot_description: the robot the obstacles are placed around (later ones: ignored)."""
-        if self._world_subscription is None:
+        if self._robot_subscription is None:
             return
-        self.destroy_subscription(self._world_subscription)
-        self._world_subscription = None
+        self.destroy_subscription(self._robot_subscription)
+        self._robot_subscription = None
         try:
             loaded = load_model_text(message.data)
         except BbRobotError as error:
-            self.get_logger().error(f"collision.world is not shown: robot_description: {error}")
+            self.get_logger().error(f"collision.world and plans are not shown: robot_description: {error}")
             return
-        self._serve_world(loaded)
+        self._robot_known(loaded)
+
+    def _robot_known(self, loaded: LoadedModel) -> None:
+        if self.get_parameter("collision.world").value:
+            self._serve_world(loaded)
+        if self._planning is not None:
+            self._planning.robot(loaded.robot)
+
+    def _log(self, level: str, text: str) -> None:
+        getattr(self.get_logger(), level)(text)
 
     def _serve_world(self, loaded: LoadedModel) -> None:
         value = self.get_parameter

@@ -89,6 +89,7 @@ class FoxgloveBridge:
         self._bridged: dict[str, _Bridged] = {}
         self._by_live_id: dict[int, _Bridged] = {}
         self._scenes: dict[int, tuple[SceneUpdateChannel, SceneUpdate]] = {}
+        self._scene_channels: dict[str, SceneUpdateChannel] = {}
         self.options = options
         self.server: WebSocketServer | None = None
         self._writer: foxglove.MCAPWriter | None = None
@@ -181,25 +182,29 @@ class FoxgloveBridge:
     def add_scene(self, topic: str, update: SceneUpdate) -> None:
         """Serve ``update`` on channel ``topic`` (``foxglove.SceneUpdate``), sent again to each client that subscribes.
 
-        Live only: the recording stays a ROS 2 file (cdr messages, what rosbag2 reads), and this
+        A later update of the same topic goes out on the same channel and is the one kept for the
+        clients that subscribe afterwards (so each update should hold the whole picture).  Live
+        only: the recording stays a ROS 2 file (cdr messages, what rosbag2 reads), and this
         message is not a ROS message.  Without a server, nothing is done.
         """
         if self._live is None:
             return
-        channel = SceneUpdateChannel(topic, context=self._live)
         with self._lock:
+            channel = self._scene_channels.get(topic)
+            if channel is None:
+                channel = self._scene_channels[topic] = SceneUpdateChannel(topic, context=self._live)
             self._scenes[channel.id()] = (channel, update)
-        channel.log(update, log_time=time.time_ns())
+            channel.log(update, log_time=time.time_ns())
 
     def resend_latched(self, channel_id: int, log_time_ns: int) -> int:
         """Send the kept latched messages of a live channel again; returns how many."""
         with self._lock:
             scene = self._scenes.get(channel_id)
+            if scene is not None:  # under the lock: never after a newer update of that scene
+                scene[0].log(scene[1], log_time=log_time_ns)
+                return 1
             bridged = self._by_live_id.get(channel_id)
             messages = list(bridged.latched) if bridged is not None else []
-        if scene is not None:
-            scene[0].log(scene[1], log_time=log_time_ns)
-            return 1
         if bridged is None or bridged.live is None:
             return 0
         for data in messages:

@@ -70,38 +70,74 @@ def _triangles(mesh: Any) -> list[Point3]:
     return points
 
 
-def _add(primitives: dict[str, list[Any]], part: Part) -> None:
-    """Add ``part``'s primitive to its entity's lists (by kind)."""
+def add_part(primitives: dict[str, list[Any]], part: Part, color: Color = COLOR) -> None:
+    """Add ``part``'s primitive, at its pose in the entity's frame, to an entity's lists.
+
+    Args:
+        primitives: the entity's lists by kind (``cubes``, ``cylinders``, ``spheres``, ``triangles``;
+            :func:`new_primitives`).
+        part: a collision part; ``part.local`` is its pose in the entity's frame.
+        color: its colour.
+    """
     shape = part.exact
     kind = type(shape).__name__
     if kind == "Box":
         sx, sy, sz = (2.0 * float(v) for v in shape.halfSide)
-        primitives["cubes"].append(CubePrimitive(pose=_pose(part.local), size=Vector3(x=sx, y=sy, z=sz), color=COLOR))
+        primitives["cubes"].append(CubePrimitive(pose=_pose(part.local), size=Vector3(x=sx, y=sy, z=sz), color=color))
     elif kind == "Cylinder":
         d, h = 2.0 * float(shape.radius), 2.0 * float(shape.halfLength)
         primitives["cylinders"].append(
             CylinderPrimitive(
-                pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=1.0, color=COLOR
+                pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=1.0, color=color
             )
         )
     elif kind == "Cone":  # along z, its tip at +halfLength: a cylinder primitive narrowing to nothing at the top
         d, h = 2.0 * float(shape.radius), 2.0 * float(shape.halfLength)
         primitives["cylinders"].append(
             CylinderPrimitive(
-                pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=0.0, color=COLOR
+                pose=_pose(part.local), size=Vector3(x=d, y=d, z=h), bottom_scale=1.0, top_scale=0.0, color=color
             )
         )
     elif kind == "Sphere":
         d = 2.0 * float(shape.radius)
-        primitives["spheres"].append(SpherePrimitive(pose=_pose(part.local), size=Vector3(x=d, y=d, z=d), color=COLOR))
+        primitives["spheres"].append(SpherePrimitive(pose=_pose(part.local), size=Vector3(x=d, y=d, z=d), color=color))
     elif kind == "Halfspace":
         pose = part.local @ _floor_pose(np.asarray(shape.n, dtype=float), float(shape.d))
         size = Vector3(x=FLOOR_SIZE, y=FLOOR_SIZE, z=FLOOR_THICKNESS)
-        primitives["cubes"].append(CubePrimitive(pose=_pose(pose), size=size, color=COLOR))
+        primitives["cubes"].append(CubePrimitive(pose=_pose(pose), size=size, color=color))
     else:  # a triangle mesh (coal's BVH model)
         primitives["triangles"].append(
-            TriangleListPrimitive(pose=_pose(part.local), points=_triangles(shape), color=COLOR)
+            TriangleListPrimitive(pose=_pose(part.local), points=_triangles(shape), color=color)
         )
+
+
+def new_primitives() -> dict[str, list[Any]]:
+    """An entity's empty primitive lists, by kind, for :func:`add_part` and :func:`entity`."""
+    return {"cubes": [], "cylinders": [], "spheres": [], "triangles": []}
+
+
+def entity(name: str, frame_id: str, primitives: dict[str, list[Any]], **fields: Any) -> SceneEntity:
+    """A frame-locked scene entity of ``primitives`` (as :func:`add_part` fills them).
+
+    Args:
+        name: its id.
+        frame_id: its frame.
+        primitives: its primitives by kind.
+        fields: further ``SceneEntity`` fields (``timestamp``).
+
+    Returns:
+        The entity.
+    """
+    return SceneEntity(
+        frame_id=frame_id,
+        id=name,
+        frame_locked=True,
+        cubes=primitives["cubes"],
+        cylinders=primitives["cylinders"],
+        spheres=primitives["spheres"],
+        triangles=primitives["triangles"],
+        **fields,
+    )
 
 
 def obstacle_scene(world: World, frame_id: str) -> SceneUpdate:
@@ -116,19 +152,5 @@ def obstacle_scene(world: World, frame_id: str) -> SceneUpdate:
     """
     entities: dict[str, dict[str, list[Any]]] = {}
     for part in world.parts:
-        primitives = entities.setdefault(part.link, {"cubes": [], "cylinders": [], "spheres": [], "triangles": []})
-        _add(primitives, part)
-    return SceneUpdate(
-        entities=[
-            SceneEntity(
-                frame_id=frame_id,
-                id=link,
-                frame_locked=True,
-                cubes=primitives["cubes"],
-                cylinders=primitives["cylinders"],
-                spheres=primitives["spheres"],
-                triangles=primitives["triangles"],
-            )
-            for link, primitives in entities.items()
-        ]
-    )
+        add_part(entities.setdefault(part.link, new_primitives()), part)
+    return SceneUpdate(entities=[entity(link, frame_id, primitives) for link, primitives in entities.items()])

@@ -80,15 +80,22 @@ PARAMETERS: tuple[ViewParameter, ...] = (
     ViewParameter(
         "model",
         "",
-        "With collision.world: the driver's model parameter (the robot's file; an SDF world places the robot "
-        "in it). Empty: the robot comes from the robot_description topic, as the driver's does.",
+        "The driver's model parameter (the robot's file; an SDF world places the robot in it): where "
+        "collision.world's obstacles are placed, and the kinematics of the planned path. Empty: the robot "
+        "comes from the robot_description topic, as the driver's does.",
     ),
     ViewParameter("model_scope", "", "With model: the driver's model_scope ('::'-separated nested model names)."),
     ViewParameter(
         "frame_prefix",
         "",
-        "The description node's frame_prefix: the obstacles are drawn in the robot's root-link frame, "
-        "<frame_prefix><root link>.",
+        "The description node's frame_prefix: the obstacles and the planned path are drawn in the robot's "
+        "root-link frame, <frame_prefix><root link>, and run-time objects in <frame_prefix><their frame>.",
+    ),
+    ViewParameter(
+        "planning.tip",
+        "",
+        "The link whose path is drawn for each plan on display_planned_path (the move_group node's "
+        "planning.tip). Empty: the deepest tool frame, as the move_group node's default.",
     ),
     ViewParameter(
         "discovery_period",
