@@ -183,7 +183,13 @@ class CollisionModel:
         self._work = np.empty(0)
 
     def __reduce__(self) -> tuple[object, tuple[object, ...]]:
-        """Pickle as what built it: another process builds the same model (the same pairs, in the same order)."""
+        """Pickle as what built it: another process builds the same model (the same pairs, in the same order).
+
+        Mesh parts' convex hulls pickle as their vertices (:mod:`bb_robot.collision.portable`).
+        """
+        from bb_robot.collision import portable
+
+        portable.register()
         return (CollisionModel, (self.robot, self.parts, self.disabled, self.obstacles))
 
     # ------------------------------------------------------------------ structure

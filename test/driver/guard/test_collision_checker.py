@@ -357,3 +357,40 @@ def test_the_records() -> None:
     assert heading_format(7).size == 8 + 14 * 8
     with pytest.raises(CheckerError, match="driver joints, not 300"):
         heading_format(300)
+
+
+def test_a_robot_with_mesh_collision_geometry_is_measured_by_the_process_as_here() -> None:
+    # The shipped SO-101 (models/so101: every link's collision geometry an STL): coal cannot pickle
+    # a mesh's convex hull itself, and the checker process learns its measurer as a pickle.
+    from bb_robot.collision.sources import collision_model
+    from bb_robot.driver.guard.collision_checker import GuardSettings
+    from bb_robot.driver.model import driven_joints
+    from bb_robot.loading import load_file
+
+    loaded = load_file(str(ARM.parents[1] / "models" / "so101" / "so101_new_calib.urdf"))
+    model = collision_model(loaded)
+    assert any(type(part.hull).__name__ == "ConvexBase" for part in model.parts)
+    joints = driven_joints(loaded.robot)
+    measurer = Measurer(model, joints, GuardSettings())
+    checker = CheckerProcess(measurer)
+    checker.start()
+    try:
+        rng = np.random.default_rng(3)
+        n = len(joints)
+        headings = [(rng.uniform(-1.5, 1.5, n), rng.uniform(-1.5, 1.5, n)) for _ in range(10)]
+        for stamp, (position, target) in enumerate(headings, start=1):
+            assert checker.send(stamp, position, target)
+            deadline = time.monotonic() + 30.0
+            answer = None
+            while answer is None or answer[0] != stamp:
+                assert time.monotonic() < deadline, f"no verdict for heading {stamp}"
+                answer = checker.receive() or answer
+                time.sleep(0.001)
+            got, here = answer[1], measurer.measure(position, target)
+            # the hull rebuilt from its vertices is the same polytope; GJK and EPA may differ in the last bits
+            assert got is not None and (got.pair, got.generation) == (here.pair, here.generation), stamp
+            for name in ("distance", "ahead", "scale"):
+                assert getattr(got, name) == pytest.approx(getattr(here, name), abs=1e-6), (stamp, name)
+        assert any(measurer.measure(p, t).pair >= 0 for p, t in headings)  # some headings meet something
+    finally:
+        checker.close()
