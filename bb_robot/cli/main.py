@@ -19,7 +19,23 @@ import sys
 import traceback
 from collections.abc import Sequence
 
-from bb_robot.cli import bus, bus_emulator, chain, check, collisions, convert, fk, ik, kernels, plan, show, teleop, tree, up
+from bb_robot.cli import (
+    bus,
+    bus_emulator,
+    chain,
+    check,
+    collisions,
+    convert,
+    fk,
+    gripper,
+    ik,
+    kernels,
+    plan,
+    show,
+    teleop,
+    tree,
+    up,
+)
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, EXIT_USAGE, UsageError, explain
 from bb_robot.cli.show import default_tip, format_tree
 from bb_robot.errors import BbRobotError
@@ -27,7 +43,23 @@ from bb_robot.model import compiled
 
 __all__ = ["EXIT_INPUT", "EXIT_OK", "EXIT_USAGE", "build_parser", "default_tip", "format_tree", "main"]
 
-COMMANDS = (up, teleop, show, check, tree, convert, chain, fk, ik, collisions, plan, kernels, bus, bus_emulator)
+COMMANDS = (
+    up,
+    teleop,
+    gripper,
+    show,
+    check,
+    tree,
+    convert,
+    chain,
+    fk,
+    ik,
+    collisions,
+    plan,
+    kernels,
+    bus,
+    bus_emulator,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

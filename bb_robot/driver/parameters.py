@@ -343,6 +343,31 @@ PARAMETERS: tuple[ParameterSpec, ...] = (
         when="configure",
         range=(1.0, 10000.0),
     ),
+    ParameterSpec(
+        "gripper.joints",
+        [],
+        "The joints ~/gripper_cmd (control_msgs/GripperCommand) commands, each to the goal's position; their "
+        "mimic joints follow. Empty: no gripper (goals are refused). Read at configure.",
+        type="string_array",
+        when="configure",
+    ),
+    ParameterSpec(
+        "gripper.tolerance",
+        0.001,
+        "A gripper goal is reached (reached_goal) within this of its position (joint units). Read at configure.",
+        type="double",
+        when="configure",
+        range=(1e-6, 1.0),
+    ),
+    ParameterSpec(
+        "gripper.stall_time",
+        0.3,
+        "Seconds the gripper joints may stand still short of the goal before it counts as stalled (an object "
+        "between the fingers). Read at configure.",
+        type="double",
+        when="configure",
+        range=(0.01, 60.0),
+    ),
     *SERVO_PARAMETERS,  # the Cartesian servo (docs/nodes/servo.md)
 )
 

@@ -56,13 +56,14 @@ from bb_robot.driver.model import (
 )
 from bb_robot.driver.servo.servo import Servo
 from bb_robot.driver.state.restarts import record_start
-from bb_robot.driver.timing.skips import SkipWindow, rate_advice
+from bb_robot.driver.timing.skips import SkipWindow
 from bb_robot.errors import BbRobotError
 from bb_robot.model.robot import Robot
 from bb_robot.nodes import driver_startup as startup
 from bb_robot.nodes.driver_action import TrajectoryAction
 from bb_robot.nodes.driver_commands import CommandInputs, resolve
-from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, unconfigured_status
+from bb_robot.nodes.driver_diagnostics import DriverView, driver_statuses, judge_rate, unconfigured_status
+from bb_robot.nodes.driver_gripper import GripperAction, gripper_settings
 from bb_robot.nodes.driver_parameters import BOUND_PREFIXES, DriverParameters, parameter_problem
 from bb_robot.nodes.driver_publishing import JointStatePublishers, PublishThread
 from bb_robot.nodes.driver_scene import SceneFollower, follow_scene
@@ -139,6 +140,7 @@ class Session:
     servo_inputs: ServoInputs | None = None
     servo_off: str = ""
     action: TrajectoryAction | None = None
+    gripper: GripperAction | None = None  # ~/gripper_cmd (gripper.joints)
     publishers: JointStatePublishers | None = None
     services: list[Service] = field(default_factory=list)
     timers: list[Timer] = field(default_factory=list)
@@ -359,6 +361,8 @@ class DriverNode(LifecycleNode):
             parameters.number("action_monitor_rate"),
             self._steady,
         )
+        settings, rate = gripper_settings(parameters.value, joints), parameters.number("action_monitor_rate")
+        session.gripper = GripperAction(self, core, session.validator, check, settings, rate, self._steady)
         session.publishers.publish_limits(core.limits)
         self._publish_arm_state(session)
         steps.lap("publishers and services")
@@ -483,7 +487,7 @@ class DriverNode(LifecycleNode):
         self._stop_publishing(session)
         if session.action is not None:
             session.action.close()  # ends the goals of this session (the core is being released)
-        for inputs in (session.commands, session.servo_inputs, session.scene):
+        for inputs in (session.commands, session.servo_inputs, session.scene, session.gripper):
             if inputs is not None:
                 inputs.close()
         if session.publishers is not None:
@@ -620,22 +624,12 @@ class DriverNode(LifecycleNode):
         if session is not None and session.publishers is not None and all_seen:
             session.publishers.publish_sample(sample, stale)
 
-    def _judge_rate(self, session: Session) -> None:
-        """Once per activation, after :data:`RATE_JUDGED_AFTER` seconds of cycles: warn, measured, when
-        this machine cannot keep the control rate comfortably (and offer a lower ``rate``)."""
-        core = session.core
-        stats = core.loop_stats() if core is not None and not session.rate_judged else None
-        if stats is None or stats.cycles + stats.skipped < RATE_JUDGED_AFTER * stats.rate:
-            return
-        session.rate_judged = True
-        advice = rate_advice(stats.rate, stats.step_mean, stats.skipped / (stats.cycles + stats.skipped))
-        if advice is not None:
-            self.get_logger().warning(f"control loop: {advice}")
-
     def _publish_diagnostics(self) -> None:
         session = self._session
-        if session is not None:
-            self._judge_rate(session)
+        if session is not None and not session.rate_judged:  # once per activation (judge_rate)
+            session.rate_judged, advice = judge_rate(session.core, RATE_JUDGED_AFTER)
+            if advice is not None:
+                self.get_logger().warning(f"control loop: {advice}")
         try:
             self._diagnostics_pub.publish(self._diagnostics())
         except Exception as error:  # noqa: BLE001

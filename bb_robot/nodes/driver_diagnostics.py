@@ -11,7 +11,7 @@ from diagnostic_msgs.msg import DiagnosticStatus, KeyValue
 from bb_robot.driver.backends.base import HealthLevel
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.guard.collision_guard import CollisionGuard
-from bb_robot.driver.timing.skips import SkipWindow
+from bb_robot.driver.timing.skips import SkipWindow, rate_advice
 
 _LEVELS = {HealthLevel.OK: DiagnosticStatus.OK, HealthLevel.WARN: DiagnosticStatus.WARN}
 
@@ -150,3 +150,20 @@ def driver_statuses(node: str, state: str, backend: str, view: DriverView) -> li
         collision_level = {"ok": ok, "warn": warn}.get(level, error)
         statuses.append(_status(node, "collision", collision_level, message, values, hardware))
     return statuses
+
+
+def judge_rate(core: DriverCore | None, after: float) -> tuple[bool, str | None]:
+    """Whether the loop's load can be judged yet (``after`` seconds of cycles), and the advice when
+    this machine cannot keep the control rate comfortably (a lower ``rate``; ``None``: it can).
+
+    Args:
+        core: The session's core.
+        after: Seconds of cycles before the load is judged.
+
+    Returns:
+        (judged, advice).
+    """
+    stats = core.loop_stats() if core is not None else None
+    if stats is None or stats.cycles + stats.skipped < after * stats.rate:
+        return False, None
+    return True, rate_advice(stats.rate, stats.step_mean, stats.skipped / (stats.cycles + stats.skipped))

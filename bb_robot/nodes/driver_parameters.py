@@ -13,7 +13,7 @@ from rcl_interfaces.msg import ParameterDescriptor, ParameterType
 from rclpy.node import Node
 from rclpy.parameter import Parameter
 
-from bb_robot.common.parameters import ParameterValue, initial_value
+from bb_robot.common.parameters import ParameterValue
 from bb_robot.driver.backends.base import Backend
 from bb_robot.driver.commands import limits as joint_limits
 from bb_robot.driver.commands.limits import ClampMargins
@@ -44,7 +44,8 @@ class DriverParameters:
     # ------------------------------------------------------------------ reading
     def value(self, name: str) -> ParameterValue:
         """The current value of parameter ``name``."""
-        value: ParameterValue = self._node.get_parameter(name).value
+        # (an array declared by its type alone, see declared_value, reads as None until set)
+        value: ParameterValue = self._node.get_parameter_or(name, Parameter(name, value=None)).value
         return value
 
     def text(self, name: str) -> str:
@@ -69,8 +70,8 @@ class DriverParameters:
     # ---------------------------------------------------------------- declaring
     def declare_node_parameters(self) -> None:
         """Declare :data:`~bb_robot.driver.parameters.PARAMETERS` (when the node starts)."""
-        for spec in PARAMETERS:
-            self._node.declare_parameter(spec.name, initial_value(spec), descriptor(spec))
+        for spec in PARAMETERS:  # (an empty array by its type: [] would be a byte array)
+            self._node.declare_parameter(spec.name, declared_value(spec), descriptor(spec))
 
     def declare_backend_parameters(self, backend: type[Backend], selected_as: str) -> list[str]:
         """Declare ``backend``'s own parameters as ``<backend name>.<name>``.
