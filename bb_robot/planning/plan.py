@@ -221,6 +221,7 @@ def plan(
     max_iterations: int = MAX_ITERATIONS,
     path_constraints: Any = None,
     limits: JointLimits | None = None,
+    command_range_only: bool = True,
 ) -> PlanResult:
     """Plan a collision-free, simplified and timed motion (module docstring).
 
@@ -242,6 +243,11 @@ def plan(
         path_constraints: an orientation constraint
             (:class:`bb_robot.planning.constraints.OrientationConstraint`) kept along the whole path.
         limits: the planned joints' limits (default: the model's, :meth:`JointLimits.from_robot`).
+        command_range_only: keep goals and samples inside the range the driver commands
+            (:func:`command_range`: ``<safety_controller>`` soft limits and ``limits``' positions), so
+            the plan can be executed; ``False`` plans within the model's ``<limit>`` alone, as
+            planners judged on benchmark problems do (MotionBenchMaker's Panda goals lie past its soft
+            limits).
 
     Returns:
         The result; ``success`` false with its ``error`` when there is no plan.
@@ -277,7 +283,8 @@ def plan(
     timing_limits = limits if limits is not None else JointLimits.from_robot(robot, planned)
     if tuple(timing_limits.names) != planned:
         raise InvalidRequest(f"limits are for joints {list(timing_limits.names)}, the plan's are {list(planned)}")
-    lower, upper = command_range(robot, planned, lower, upper, timing_limits)
+    if command_range_only:
+        lower, upper = command_range(robot, planned, lower, upper, timing_limits)
     rng = np.random.default_rng(seed)
     if not checker.valid(x_start):
         contact = checker.first_contact(x_start)

@@ -49,7 +49,11 @@ def test_valid_problems_are_solved_and_independently_free(
     for number in PROBLEMS:
         problem = load_problem(robot, problem_set, number, problems[robot])
         joints = tuple(problem.goal)
-        result = plan(problem.scene, problem.start, problem.goal, joints=joints, seed=number, timeout=TIMEOUT)
+        # within the model's limits, as the peers plan these problems (some goals lie past the soft limits)
+        result = plan(
+            problem.scene, problem.start, problem.goal, joints=joints, seed=number, timeout=TIMEOUT,
+            command_range_only=False,
+        )  # fmt: skip
         if isinstance(result.error, (StartInCollision, GoalInCollision)):
             continue  # not a valid problem under our model
         if not result.success:
