@@ -28,7 +28,6 @@ from bb_robot.buses.calibration import load_calibration, shipped_calibration
 from bb_robot.buses.dynamixel import DYNAMIXEL
 from bb_robot.buses.emulator import BusEmulator
 from bb_robot.buses.emulator_faults import Fault
-from bb_robot.buses.feetech import FEETECH
 from bb_robot.buses.transport import Bus
 from bb_robot.buses.units import TICK
 
@@ -248,8 +247,8 @@ def test_dynamixel_servos_without_a_calibration_file() -> None:
     emulator.start()
     bus = Bus.open(emulator.path, DYNAMIXEL, baud=1_000_000, latency=LATENCY, retries=3)
     try:
-        specs = servo_specs("dynamixel", ["a", "b"], {"a": {"id": 1, "model": "xl430-w250"},
-                                                       "b": {"id": 2, "model": "xl430-w250", "direction": -1}})  # fmt: skip
+        servos = {"a": {"id": 1, "model": "xl430-w250"}, "b": {"id": 2, "model": "xl430-w250", "direction": -1}}
+        specs = servo_specs("dynamixel", ["a", "b"], servos)
         made = Bridge(bus, specs, max_step_time=1.0)
         made.start()
         assert {f.joint: round(f.position, 6) for f in made.cycle()} == {"a": 0.0, "b": -0.0}
