@@ -57,3 +57,18 @@ def test_the_parts_split_the_suite_without_loss_or_overlap() -> None:
     assert not parallel & serial
     assert parallel | serial == everything
     assert all("test_wire.py" in test for test in serial)
+
+
+def test_every_test_file_has_a_name_of_its_own() -> None:
+    # The test directories are not packages: pytest imports each file by its name alone, so two
+    # files of one name cannot be collected in one session ("import file mismatch") and every test
+    # of the second is lost to an error.
+    seen: dict[str, Path] = {}
+    twice = []
+    for path in sorted(TEST_DIR.rglob("test_*.py")):
+        if (path.parent / "__init__.py").is_file():
+            continue  # a package's module (helpers.test_parts) is imported by its dotted name
+        if path.name in seen:
+            twice.append(f"{seen[path.name].relative_to(TEST_DIR)} and {path.relative_to(TEST_DIR)}")
+        seen.setdefault(path.name, path)
+    assert not twice, f"test files of one name (rename one): {twice}"

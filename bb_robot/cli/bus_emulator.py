@@ -53,6 +53,9 @@ def build(args: argparse.Namespace) -> BusEmulator:
 def run(args: argparse.Namespace) -> int:
     emulator = build(args)
     player = ScriptPlayer(emulator, read_script(args.motion)) if args.motion else None
+    # The handlers before the path is printed: whoever reads the path may signal at once.
+    stop = threading.Event()
+    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     path = emulator.start(args.link)
     control = ControlServer(emulator, args.control) if args.control else None
     print(path, flush=True)
@@ -60,8 +63,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"bus-emulator: {emulator.codec.name} at {emulator.baud} baud, servos {servos}"
           + (f", link {args.link}" if args.link else "")
           + (f", control socket {args.control}" if args.control else ""), file=sys.stderr, flush=True)  # fmt: skip
-    stop = threading.Event()
-    previous = {sig: signal.signal(sig, lambda *_: stop.set()) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
         if player:
             player.start()
