@@ -245,9 +245,16 @@ def launches(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
         started.append(run)
         return run
 
-    yield start
-    stop_daemon()
-    for run in started:
-        left = run.stop()
-        print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
-        assert not left, f"processes left running after {run.command}: {left}\n{run.log()}"
+    leftovers: list[str] = []
+    try:
+        yield start
+    finally:
+        # also when the test failed: a launch left running (a driver, a description node) would
+        # answer in the next tests' ROS domain and fail them too
+        for run in started:
+            left = run.stop()
+            print(f"--- {' '.join(run.command)}\n{run.log()[-20000:]}")
+            if left:
+                leftovers.append(f"processes left running after {run.command}: {left}\n{run.log()}")
+        stop_daemon()
+    assert not leftovers, "\n".join(leftovers)
