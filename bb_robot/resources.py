@@ -36,3 +36,25 @@ def bundled_model(name: str = DEFAULT_MODEL) -> Path:
         if path.is_file():
             return path
     raise FileNotFoundError(f"bundled model '{name}' not found; looked in: {', '.join(str(p) for p in searched)}")
+
+
+def find_config(name: str) -> tuple[Path | None, list[Path]]:
+    """A file given by path, else by name under bb_robot's ``config/`` (parameter files, calibrations).
+
+    Args:
+        name: a path (``~`` expanded), or a name relative to the share directories' ``config/``.
+
+    Returns:
+        ``(the file, or None, every place looked at)``: the caller raises its own error naming them.
+    """
+    given = Path(name).expanduser()
+    if given.is_file():
+        return given.resolve(), [given]
+    searched = [given]
+    if not given.is_absolute():
+        for share in share_directories():
+            candidate = share / "config" / name
+            searched.append(candidate)
+            if candidate.is_file():
+                return candidate, searched
+    return None, searched

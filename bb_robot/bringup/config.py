@@ -14,7 +14,7 @@ from typing import Any
 import yaml  # type: ignore[import-untyped]
 
 from bb_robot.errors import BbRobotError
-from bb_robot.resources import share_directories
+from bb_robot.resources import find_config
 
 #: The parameter file ``bb-robot up`` and the launch file use when none is given.
 DEFAULT_CONFIG = "bb_arm.yaml"
@@ -65,17 +65,10 @@ def config_path(name: str) -> Path:
     Raises:
         BringupConfigError: no such file (the message lists where it looked).
     """
-    given = Path(name).expanduser()
-    if given.is_file():
-        return given.resolve()
-    searched = [given]
-    if not given.is_absolute():
-        for share in share_directories():
-            candidate = share / "config" / name
-            searched.append(candidate)
-            if candidate.is_file():
-                return candidate
-    raise BringupConfigError(f"no parameter file '{name}' (looked at {', '.join(map(str, searched))})")
+    found, searched = find_config(name)
+    if found is None:
+        raise BringupConfigError(f"no parameter file '{name}' (looked at {', '.join(map(str, searched))})")
+    return found
 
 
 def robots_in(data: dict[str, Any]) -> tuple[str, ...]:

@@ -23,7 +23,7 @@ from bb_robot.buses.calibration import RESOLUTION, CalibrationError, MotorCalibr
 from bb_robot.buses.tables import Model, TableError, model
 from bb_robot.buses.units import percent_to_angle, ticks_to_angle, ticks_to_percent
 from bb_robot.errors import BbRobotError
-from bb_robot.resources import share_directories
+from bb_robot.resources import find_config
 
 #: The speed limit (rad/s at the joint) a servo gets when its ``speed_limit`` is 0: well below each
 #: model's no-load speed (STS3215 5.2 rad/s, XL330 10 rad/s, XL430 6.1 rad/s, XM430 4.8 rad/s), so a
@@ -125,16 +125,9 @@ def calibration_path(name: str) -> Path:
     Raises:
         BridgeSetupError: no such file (the message lists where it looked).
     """
-    given = Path(name).expanduser()
-    if given.is_file():
-        return given.resolve()
-    searched = [given]
-    if not given.is_absolute():
-        for share in share_directories():
-            candidate = share / "config" / name
-            searched.append(candidate)
-            if candidate.is_file():
-                return candidate
+    found, searched = find_config(name)
+    if found is not None:
+        return found
     raise BridgeSetupError(
         f"no calibration file '{name}' (looked at {', '.join(map(str, searched))}); give the path of the arm's "
         "LeRobot calibration JSON"
