@@ -31,7 +31,32 @@ def _tolerances(items: Sequence[JointTolerance]) -> list[JointToleranceSpec]:
     return [JointToleranceSpec(t.name, t.position, t.velocity, t.acceleration) for t in items]
 
 
-class TrajectoryAction:
+class MonitoredAction:
+    """An action server whose goals a timer on the steady clock monitors (the driver's trajectory and
+    gripper actions): :meth:`close` ends its goals and removes the server and the timer."""
+
+    _node: Node
+    _released: bool
+    _timer: Timer | None
+    _server: ActionServer | None
+
+    def monitor(self) -> None:
+        """Judge the goals being executed; once released, end them (aborted)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """End its goals (aborted: the driver was cleaned up), then remove the server and its timer."""
+        self._released = True
+        self.monitor()
+        if self._timer is not None:
+            self._node.destroy_timer(self._timer)
+            self._timer = None
+        server, self._server = self._server, None
+        if server is not None:
+            server.destroy()
+
+
+class TrajectoryAction(MonitoredAction):
     """The action server of one configured session, and its goals.
 
     Args:
@@ -157,14 +182,3 @@ class TrajectoryAction:
         if hasattr(message, "index"):  # control_msgs 6.3+ (Kilted); Jazzy's 5.x feedback has no index
             message.index = int(feedback.index)
         return message
-
-    def close(self) -> None:
-        """End every goal (aborted: the driver was cleaned up), then remove the server and its timer."""
-        self._released = True
-        self.monitor()
-        if self._timer is not None:
-            self._node.destroy_timer(self._timer)
-            self._timer = None
-        server, self._server = self._server, None
-        if server is not None:
-            server.destroy()

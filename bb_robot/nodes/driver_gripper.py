@@ -34,6 +34,7 @@ from bb_robot.driver.commands.gripper import GripperSettings, GripperState, Grip
 from bb_robot.driver.core import DriverCore
 from bb_robot.driver.errors import CommandRejected
 from bb_robot.driver.model import ModelError
+from bb_robot.nodes.driver_action import MonitoredAction
 from bb_robot.nodes.driver_commands import resolve
 
 __all__ = ["GripperAction", "gripper_settings"]
@@ -77,7 +78,7 @@ class _Goal:
     why: str = ""
 
 
-class GripperAction:
+class GripperAction(MonitoredAction):
     """The action server of one configured session (see the module docstring).
 
     Args:
@@ -239,14 +240,3 @@ class GripperAction:
             result.position, result.effort = state.position, 0.0 if np.isnan(state.effort) else state.effort
             result.stalled, result.reached_goal = state.stalled, state.reached_goal
         return result
-
-    def close(self) -> None:
-        """End the goal (aborted: the driver was cleaned up), then remove the server and its timer."""
-        self._released = True
-        self.monitor()
-        if self._timer is not None:
-            self._node.destroy_timer(self._timer)
-            self._timer = None
-        server, self._server = self._server, None
-        if server is not None:
-            server.destroy()
