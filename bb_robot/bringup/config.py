@@ -57,6 +57,9 @@ class BringupConfig:
     #: The ``/**/bus`` sections' parameters, flattened (``servos.gripper.id``): a bus bridge
     #: (``bb-robot bus``, docs/buses.md) runs beside the driver when there are any.
     bus: dict[str, Any] = field(default_factory=dict)
+    #: The ``/**/leader`` sections' parameters, flattened: a leader arm for ``bb-robot teleop --leader``
+    #: (its bus, servos and calibration; docs/buses.md, "Leader-follower teleop").
+    leader: dict[str, Any] = field(default_factory=dict)
 
 
 def config_path(name: str) -> Path:
@@ -167,4 +170,5 @@ def read_config(name: str) -> BringupConfig:
         frame_prefix=str(description.get("frame_prefix") or ""),
         move_group={k: v for section in _node_sections(data, "move_group") for k, v in flatten("", section).items()},
         bus={k: v for section in _node_sections(data, "bus") for k, v in flatten("", section).items()},
+        leader={k: v for section in _node_sections(data, "leader") for k, v in flatten("", section).items()},
     )

@@ -19,7 +19,12 @@ from bb_robot.driver.parameters import spec
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CONFIG_DIR = REPO_ROOT / "config"
-CONFIGS = sorted(p.relative_to(CONFIG_DIR).as_posix() for p in CONFIG_DIR.rglob("*.yaml"))
+#: Every robot's parameter file (a leader arm's alone, so101_leader.yaml, has no driver: bb-robot teleop --leader).
+CONFIGS = sorted(
+    p.relative_to(CONFIG_DIR).as_posix()
+    for p in CONFIG_DIR.rglob("*.yaml")
+    if not all(str(key).rstrip("/").endswith("/leader") for key in yaml.safe_load(p.read_text()) or {})
+)
 
 #: (file, key) → why the file may weaken the code's default (a comment above the key says so).
 EXPLAINED: dict[tuple[str, str], str] = {
