@@ -16,6 +16,8 @@
           xyz: [0.5, 0.0, 0.3]   # optional, metres
           rpy: [0.0, 0.0, 0.0]   # optional, radians
           box: [0.1, 0.1, 0.6]   # or cylinder: {radius, length}, sphere: {radius}, mesh: {filename, scale}
+          mass: 0.1              # optional, kg: a movable object (a free body in MuJoCo); else static
+          friction: 1.0          # optional: its sliding friction coefficient (physics)
 
 - a MoveIt PlanningScene YAML (a mapping with ``world`` or ``allowed_collision_matrix``):
   its collision objects and allowed pairs (:mod:`bb_robot.collision.planning_scene`);
@@ -24,6 +26,11 @@
 The file is a path or a URI (``package://bb_robot/models/bb_arm_table.yaml``, ``model://``,
 ``file://``), found as a mesh is (:func:`world_path`), so that a shipped parameter file can name a
 shipped world.
+
+Besides the collision parts, the world keeps its objects as physics takes them
+(:class:`~bb_robot.mjcf.bodies.SceneBody`, ``World.bodies``): a YAML obstacle with a ``mass`` and an
+SDF model that is not ``<static>``, with one link of positive ``<inertial><mass>`` (friction from
+its ``<surface><friction><ode><mu>``), are movable; the rest are static.
 
 Everything is expressed in the robot's root-link frame: the world frame is where the robot's
 root link stands (``placement``: the root's pose in the world, from the SDF world the robot was
@@ -52,12 +59,14 @@ from bb_robot.collision.shapes import Part, coal_module, robot_parts
 from bb_robot.errors import BbRobotError
 from bb_robot.loading import LoadedModel, load_file
 from bb_robot.loading.formats import detect_format
+from bb_robot.mjcf.bodies import SceneBody
 from bb_robot.mjcf.meshes import default_resolver
 from bb_robot.model.geometry import Box, Collision, Cylinder, Geometry, Mesh, Origin, Sphere
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.robot import Link, Robot
-from bb_robot.model.transforms import Matrix, origin_to_matrix
+from bb_robot.model.transforms import Matrix, matrix_to_rpy, origin_to_matrix
 from bb_robot.sdf.document import read_document
+from bb_robot.sdf.elements import SdfModel
 
 
 @dataclass(frozen=True)
@@ -71,6 +80,8 @@ class World:
         allowed: pairs a MoveIt scene's allowed-collision matrix allows (robot links and
             ``world/<id>`` obstacles; the robot-robot ones still to be verified), sorted.
         warnings: entries of the file that were ignored, each naming the file and the entry.
+        bodies: the objects of a YAML list or an SDF world as physics needs them (shapes, pose,
+            mass and friction; :class:`~bb_robot.mjcf.bodies.SceneBody`).
     """
 
     source: str
@@ -78,6 +89,56 @@ class World:
     floor: float | None = None
     allowed: tuple[LinkPair, ...] = ()
     warnings: tuple[str, ...] = ()
+    bodies: tuple[SceneBody, ...] = ()
+
+
+def _origin(pose: Matrix) -> Origin:
+    x, y, z = (float(v) for v in pose[:3, 3])
+    return Origin((x, y, z), matrix_to_rpy(pose[:3, :3]))
+
+
+def sdf_bodies(
+    path: str | os.PathLike[str],
+    robot_model: str,
+    to_root: Matrix,
+    resource_paths: Sequence[str] = (),
+) -> tuple[SceneBody, ...]:
+    """The objects of an SDF world: every top-level model except ``robot_model``, in the robot's root frame.
+
+    A model that is not ``<static>``, with one link whose ``<inertial><mass>`` is positive, is one
+    movable object named as the model, with that mass and the first ``<surface><friction><ode><mu>``
+    of its collisions; every other model is static, an object per link named ``<model>/<link>``
+    (the model's name alone when it has one link).
+
+    Args:
+        path: the world file.
+        robot_model: the robot's top-level model name (its nested models are the robot too).
+        to_root: world frame → robot root-link frame.
+        resource_paths: directories for includes and meshes.
+
+    Returns:
+        The objects, each link's collision shapes at their poses with the model's joints at 0.
+
+    Raises:
+        WorldError: the file cannot be loaded, or a model of it (naming the model).
+    """
+    name = os.fspath(path)
+    bodies: list[SceneBody] = []
+    for model, other, poses in _sdf_models(name, robot_model, to_root, resource_paths):
+        links = [link for link in other.robot.links.values() if link.collisions]
+        sdf_links = {link.name: link for link in model.links}
+        for link in links:
+            shapes = tuple((c.geometry, origin_to_matrix(c.origin)) for c in link.collisions if c.geometry is not None)
+            pose = poses[link.name]
+            sdf_link = sdf_links.get(link.name)
+            mass = sdf_link.inertial.mass if sdf_link is not None and sdf_link.inertial is not None else 0.0
+            if not model.static and len(links) == 1 and len(model.links) == 1 and mass > 0:
+                frictions = [c.friction for c in sdf_link.collisions if c.friction is not None] if sdf_link else []
+                bodies.append(SceneBody(model.name, shapes, pose, mass, frictions[0] if frictions else None, name))
+            else:
+                label = model.name if len(links) == 1 else f"{model.name}/{link.name}"
+                bodies.append(SceneBody(label, shapes, pose, None, None, name))
+    return tuple(bodies)
 
 
 def sdf_obstacles(
@@ -102,23 +163,33 @@ def sdf_obstacles(
         MeshUnreadable: an obstacle's mesh cannot be read.
     """
     name = os.fspath(path)
+    parts: list[Part] = []
+    for model, other, poses in _sdf_models(name, robot_model, to_root, resource_paths):
+        for part in robot_parts(other.robot, name, resource_paths):
+            parts.append(placed(part, poses[part.link], f"{WORLD_PREFIX}{model.name}/{part.link}"))
+    return tuple(parts)
+
+
+def _sdf_models(
+    name: str, robot_model: str, to_root: Matrix, resource_paths: Sequence[str]
+) -> list[tuple[SdfModel, LoadedModel, dict[str, Matrix]]]:
+    """Each top-level model of an SDF world but the robot's, loaded, with its links' poses in the root frame."""
     try:
-        models = [model.name for model in read_document(name, resource_paths=list(resource_paths)).top_models]
+        models = list(read_document(name, resource_paths=list(resource_paths)).top_models)
     except BbRobotError as error:
         raise WorldError(name, f"cannot read the world: {error}") from None
-    parts: list[Part] = []
+    loaded: list[tuple[SdfModel, LoadedModel, dict[str, Matrix]]] = []
     for model in models:
-        if model == robot_model:
+        if model.name == robot_model:
             continue
         try:
-            other = load_file(name, scope=model, resource_paths=list(resource_paths))
+            other = load_file(name, scope=model.name, resource_paths=list(resource_paths))
         except BbRobotError as error:
-            raise WorldError(name, f"model '{model}' cannot be used as an obstacle: {error}") from None
+            raise WorldError(name, f"model '{model.name}' cannot be used as an obstacle: {error}") from None
         placement = other.placement.pose if other.placement is not None else np.eye(4)
         poses = ForwardKinematics(other.robot).poses()
-        for part in robot_parts(other.robot, name, resource_paths):
-            parts.append(placed(part, to_root @ placement @ poses[part.link], f"{WORLD_PREFIX}{model}/{part.link}"))
-    return tuple(parts)
+        loaded.append((model, other, {link: to_root @ placement @ pose for link, pose in poses.items()}))
+    return loaded
 
 
 def _floor(height: float, to_root: Matrix) -> Part:
@@ -182,6 +253,79 @@ def _shape(source: str, where: str, entry: Mapping[str, Any]) -> Geometry:
     return Mesh(filename, scale)
 
 
+def _yaml_amount(source: str, where: str, entry: Mapping[str, Any], key: str) -> float | None:
+    return _positive(source, where, entry, key) if key in entry else None
+
+
+def yaml_bodies(source: str, entries: object, root_link: str, to_root: Matrix) -> tuple[SceneBody, ...]:
+    """The objects of a YAML ``obstacles`` list (see the module docstring), in the robot's root frame.
+
+    Args:
+        source: the YAML file (mesh paths are relative to it; messages name it).
+        entries: the parsed list.
+        root_link: the robot's root link (a frame an obstacle may be given in, besides ``world``).
+        to_root: world frame → robot root-link frame.
+
+    Returns:
+        One object per entry: its shape, pose, and ``mass`` / ``friction`` where given (an entry
+        with a mass is a free body in physics; without, static).
+
+    Raises:
+        WorldError: a malformed entry, naming its index and key.
+    """
+    if not isinstance(entries, list):
+        raise WorldError(source, f"'obstacles' must be a list, got {type(entries).__name__}")
+    bodies: list[SceneBody] = []
+    for index, entry in enumerate(entries):
+        where = f"obstacles[{index}]"
+        if not isinstance(entry, dict):
+            raise WorldError(source, f"{where}: needs a mapping, got {entry!r}")
+        name = entry.get("name", f"obstacle_{index}")
+        if not isinstance(name, str) or not name or any(body.name == name for body in bodies):
+            raise WorldError(source, f"{where}: 'name' must be a unique non-empty string, got {name!r}")
+        frame = entry.get("frame", "world")
+        if frame not in ("world", root_link):
+            raise WorldError(source, f"{where}: frame '{frame}' is not 'world' or the robot's root link '{root_link}'")
+        xyz = _number_list(source, f"{where}.xyz", entry.get("xyz", [0.0, 0.0, 0.0]), 3)
+        rpy = _number_list(source, f"{where}.rpy", entry.get("rpy", [0.0, 0.0, 0.0]), 3)
+        geometry = _shape(source, where, entry)
+        mass, friction = _yaml_amount(source, where, entry, "mass"), _yaml_amount(source, where, entry, "friction")
+        if mass is not None and isinstance(geometry, Mesh):
+            raise WorldError(
+                source,
+                f"{where}: a mesh cannot have a mass (its inertia is not known here); use a box, "
+                "cylinder or sphere, or leave 'mass' out (static)",
+            )
+        pose = origin_to_matrix(Origin((xyz[0], xyz[1], xyz[2]), (rpy[0], rpy[1], rpy[2])))
+        placement = (to_root if frame == "world" else np.eye(4)) @ pose
+        bodies.append(SceneBody(name, ((geometry, np.eye(4)),), placement, mass, friction, source))
+    return tuple(bodies)
+
+
+def body_parts(bodies: Sequence[SceneBody], source: str) -> tuple[Part, ...]:
+    """The collision parts of objects, each ``world/<name>``, where the objects are.
+
+    Args:
+        bodies: the objects.
+        source: the file they come from (messages, relative meshes).
+
+    Returns:
+        The parts, in the robot's root frame.
+
+    Raises:
+        MeshUnreadable: a mesh that cannot be read.
+    """
+    parts: list[Part] = []
+    for body in bodies:
+        collisions = tuple(
+            Collision(name=None, origin=_origin(local), geometry=geometry) for geometry, local in body.shapes
+        )
+        holder = Robot.assemble("obstacles", [Link(name=body.name, collisions=collisions)], [])
+        for part in robot_parts(holder, source):
+            parts.append(placed(part, body.pose, f"{WORLD_PREFIX}{body.name}"))
+    return tuple(parts)
+
+
 def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix) -> tuple[Part, ...]:
     """The shapes of a YAML ``obstacles`` list (see the module docstring), in the robot's root frame.
 
@@ -198,32 +342,7 @@ def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix
         WorldError: a malformed entry, naming its index and key.
         MeshUnreadable: a mesh that cannot be read.
     """
-    if not isinstance(entries, list):
-        raise WorldError(source, f"'obstacles' must be a list, got {type(entries).__name__}")
-    links: list[Link] = []
-    frames: dict[str, Matrix] = {}
-    for index, entry in enumerate(entries):
-        where = f"obstacles[{index}]"
-        if not isinstance(entry, dict):
-            raise WorldError(source, f"{where}: needs a mapping, got {entry!r}")
-        name = entry.get("name", f"obstacle_{index}")
-        if not isinstance(name, str) or not name or name in frames:
-            raise WorldError(source, f"{where}: 'name' must be a unique non-empty string, got {name!r}")
-        frame = entry.get("frame", "world")
-        if frame not in ("world", root_link):
-            raise WorldError(source, f"{where}: frame '{frame}' is not 'world' or the robot's root link '{root_link}'")
-        xyz = _number_list(source, f"{where}.xyz", entry.get("xyz", [0.0, 0.0, 0.0]), 3)
-        rpy = _number_list(source, f"{where}.rpy", entry.get("rpy", [0.0, 0.0, 0.0]), 3)
-        geometry = _shape(source, where, entry)
-        links.append(Link(name=name, collisions=(Collision(name=None, origin=None, geometry=geometry),)))
-        pose = origin_to_matrix(Origin((xyz[0], xyz[1], xyz[2]), (rpy[0], rpy[1], rpy[2])))
-        frames[name] = (to_root if frame == "world" else np.eye(4)) @ pose
-    parts: list[Part] = []
-    for link in links:
-        holder = Robot.assemble("obstacles", [link], [])
-        for part in robot_parts(holder, source):
-            parts.append(placed(part, frames[link.name], f"{WORLD_PREFIX}{link.name}"))
-    return tuple(parts)
+    return body_parts(yaml_bodies(source, entries, root_link, to_root), source)
 
 
 def world_path(path: str, resource_paths: Sequence[str] = ()) -> str:
@@ -287,7 +406,12 @@ def load_world(
             raise WorldError(path, str(error)) from None
         if fmt != "sdf":
             raise WorldError(path, f"a collision world is an SDF world or a .yaml file, not {fmt.upper()}")
-        return World(path, sdf_obstacles(path, robot_model or robot.name, to_root, resource_paths))
+        model = robot_model or robot.name
+        return World(
+            path,
+            sdf_obstacles(path, model, to_root, resource_paths),
+            bodies=sdf_bodies(path, model, to_root, resource_paths),
+        )
     import yaml  # type: ignore[import-untyped]
 
     try:
@@ -303,18 +427,22 @@ def load_world(
     if unknown:
         raise WorldError(path, f"unknown keys {unknown}; expected floor, sdf, robot_model, obstacles")
     parts: list[Part] = []
+    bodies: list[SceneBody] = []
     if data.get("sdf"):
         world_file = Path(path).parent / str(data["sdf"])
         model = str(data.get("robot_model") or robot_model or robot.name)
         parts.extend(sdf_obstacles(world_file, model, to_root, resource_paths))
+        bodies.extend(sdf_bodies(world_file, model, to_root, resource_paths))
     if "obstacles" in data:
-        parts.extend(yaml_obstacles(path, data["obstacles"], robot.root_link, to_root))
+        listed = yaml_bodies(path, data["obstacles"], robot.root_link, to_root)
+        parts.extend(body_parts(listed, path))
+        bodies.extend(listed)
     floor = data.get("floor")
     if floor is not None:
         if isinstance(floor, bool) or not isinstance(floor, int | float) or not math.isfinite(floor):
             raise WorldError(path, f"'floor' must be a height in metres, got {floor!r}")
         parts.append(_floor(float(floor), to_root))
-    return World(path, tuple(parts), None if floor is None else float(floor))
+    return World(path, tuple(parts), None if floor is None else float(floor), bodies=tuple(bodies))
 
 
 def model_world(loaded: LoadedModel, path: str, resource_paths: Sequence[str] = ()) -> World:

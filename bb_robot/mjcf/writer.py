@@ -22,6 +22,10 @@ SDF model or world):
 - gravity (-9.81 m/s² along z), the time step, the implicit-fast integrator, and a floor plane
   at z = 0 when the model has none (no link fixed to the root has a box collision at least
   5 m wide, or is named ``ground``, ``ground_plane`` or ``floor``);
+- the world's objects (``MjcfOptions.bodies``, :mod:`bb_robot.mjcf.bodies`): static ones as bodies
+  welded to the world, those with a mass as free bodies with the inertia of their solids, each named
+  ``object/<name>``, colliding with the robot, the floor and each other; with a movable one,
+  elliptic friction cones and ``impratio`` 10 (MuJoCo's advice for grasping);
 - one ``general`` actuator per actuated joint (named as the joint): a torque or force motor
   (``gain 1``, no bias) clamped to the joint's ``<limit effort>``.  The driver's ``mujoco``
   backend turns them into position and velocity servos by changing their gains.
@@ -35,16 +39,17 @@ from __future__ import annotations
 import math
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
 
 from bb_robot.errors import BbRobotError
+from bb_robot.mjcf.bodies import OBJECT_PREFIX, BodyError, SceneBody, check_bodies, solid_inertia
 from bb_robot.mjcf.meshes import MeshResolver, default_resolver, readable
 from bb_robot.model.geometry import Box, Cylinder, Mesh, Origin, Sphere
 from bb_robot.model.robot import SINGLE_DOF_TYPES, Joint, Link, Robot
-from bb_robot.model.transforms import matrix_to_quaternion, rpy_to_matrix
+from bb_robot.model.transforms import Matrix, matrix_to_quaternion, matrix_to_rpy, rpy_to_matrix
 
 #: Gravity written into the document (m/s², z up).
 GRAVITY: tuple[float, float, float] = (0.0, 0.0, -9.81)
@@ -65,7 +70,8 @@ class MjcfOptions:
     ``actuated``: the joints given a motor (``None``: every movable single-axis joint that does
     not mimic another); ``floor``: add a floor plane (``None``: when the model has none);
     ``mesh_resolver``: (URI, link) → absolute path (``None``: :func:`~bb_robot.mjcf.meshes.default_resolver`
-    of the model's source file and ``search_dirs``).
+    of the model's source file and ``search_dirs``); ``bodies``: the world's objects
+    (:mod:`bb_robot.mjcf.bodies`: static ones welded, those with a mass free bodies).
     """
 
     timestep: float = 0.001
@@ -76,6 +82,7 @@ class MjcfOptions:
     actuated: Sequence[str] | None = None
     mesh_resolver: MeshResolver | None = None
     search_dirs: Sequence[str] = ()
+    bodies: Sequence[SceneBody] = ()
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,17 @@ def _place(element: ET.Element, origin: Origin | None) -> None:
         element.set("quat", _vec((w, x, y, z)))
 
 
+def _relative(filename: str) -> bool:
+    return "://" not in filename and not Path(filename).is_absolute()
+
+
+def _matrix_origin(pose: Matrix) -> Origin:
+    """A 4×4 pose as a URDF origin (xyz, rpy)."""
+    pose = np.asarray(pose, dtype=float)
+    x, y, z = (float(v) for v in pose[:3, 3])
+    return Origin((x, y, z), matrix_to_rpy(pose[:3, :3]))
+
+
 class _Writer:
     def __init__(self, robot: Robot, options: MjcfOptions) -> None:
         if not options.timestep > 0 or not math.isfinite(options.timestep):
@@ -160,9 +178,14 @@ class _Writer:
             boundinertia="1e-10",
             balanceinertia="true",
         )
-        ET.SubElement(
+        option = ET.SubElement(
             root, "option", timestep=_f(options.timestep), gravity=_vec(options.gravity), integrator="implicitfast"
         )
+        if any(body.movable for body in options.bodies):
+            # Objects held by friction: elliptic cones with a high impedance ratio (MuJoCo's advice for
+            # grasping), else its soft friction lets a held object creep out of the fingers.
+            option.set("cone", "elliptic")
+            option.set("impratio", "10")
         root.append(self.asset)
         world = ET.SubElement(root, "worldbody")
         ET.SubElement(world, "light", name="sun", pos="0 0 5", dir="0 0 -1", directional="true")
@@ -182,6 +205,12 @@ class _Writer:
         self._geoms(world, root_link)
         for joint in robot.child_joints(root_link.name):
             self._body(world, joint, top=True)
+        try:
+            check_bodies(options.bodies)
+            for scene_body in options.bodies:
+                self._scene_body(world, scene_body)
+        except BodyError as error:
+            raise MjcfWriteError(str(error)) from None
         self._equalities(root)
         actuators = ET.SubElement(root, "actuator")
         for name in actuated:
@@ -284,6 +313,32 @@ class _Writer:
                 element.set("damping", _f(dynamics.damping))
             if dynamics.friction:
                 element.set("frictionloss", _f(dynamics.friction))
+
+    def _scene_body(self, world: ET.Element, scene_body: SceneBody) -> None:
+        """One object of the world: welded when static, a free body with its mass otherwise."""
+        name = f"{OBJECT_PREFIX}{scene_body.name}"
+        body = ET.SubElement(world, "body", name=name)
+        _place(body, _matrix_origin(scene_body.pose))
+        if scene_body.movable:
+            com, inertia = solid_inertia(scene_body)
+            ET.SubElement(body, "freejoint", name=name)
+            t = inertia
+            ET.SubElement(
+                body,
+                "inertial",
+                mass=_f(float(scene_body.mass or 0.0)),
+                pos=_vec(com.tolist()),
+                fullinertia=_vec((t[0, 0], t[1, 1], t[2, 2], t[0, 1], t[0, 2], t[1, 2])),
+            )
+        holder = Link(name=name)
+        for geometry, local in scene_body.shapes:
+            attributes = {"contype": "1", "conaffinity": "1", "group": "0", "rgba": "0.6 0.5 0.4 1"}
+            if scene_body.friction is not None:
+                # priority: its friction holds in every contact (MuJoCo takes the larger of two equals)
+                attributes.update(friction=_vec((scene_body.friction, 0.005, 0.0001)), priority="1")
+            if isinstance(geometry, Mesh) and scene_body.source and _relative(geometry.filename):
+                geometry = replace(geometry, filename=str(Path(scene_body.source).parent / geometry.filename))
+            self._geom(body, holder, geometry, _matrix_origin(local), attributes)
 
     # --------------------------------------------------------------------- geoms
     def _geoms(self, body: ET.Element, link: Link) -> None:

@@ -107,10 +107,13 @@ class SdfVisual:
 
 @dataclass(frozen=True, eq=False)
 class SdfCollision:
+    """``friction``: ``<surface><friction><ode><mu>`` (``None`` when not written)."""
+
     name: str
     pose: PoseSpec
     geometry: Geometry | None
     where: Where
+    friction: float | None = None
 
 
 @dataclass(frozen=True, eq=False)

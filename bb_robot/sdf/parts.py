@@ -61,6 +61,17 @@ def read_plugin(reader: ElementReader, node: Node, from_include: bool = False) -
     )
 
 
+def _friction(reader: ElementReader, collision: Node, owner: tuple[str, str]) -> float | None:
+    """A collision's ``<surface><friction><ode><mu>``, or ``None`` when it is not written."""
+    node: Node | None = collision
+    for tag in ("surface", "friction", "ode"):
+        node = first_child(node, tag) if node is not None else None
+    if node is None or first_child(node, "mu") is None:
+        return None
+    mu = reader.child_number(node, "mu", math.nan, owner, finite=True)
+    return None if math.isnan(mu) else mu
+
+
 def read_link(reader: ElementReader, node: Node, name: str, base_dir: Path | None, warnings: list[str]) -> SdfLink:
     """Read a ``<link>`` called ``name``.
 
@@ -102,6 +113,7 @@ def read_link(reader: ElementReader, node: Node, name: str, base_dir: Path | Non
                 reader.pose(first_child(c, "pose"), c, cowner),
                 read_geometry(reader, first_child(c, "geometry"), cowner, warnings),
                 reader.at(c),
+                _friction(reader, c, cowner),
             )
         )
     inertial = None
