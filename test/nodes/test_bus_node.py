@@ -23,19 +23,16 @@ from __future__ import annotations
 import json
 import math
 import signal
-import socket
 import subprocess
-import sys
-import time
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
-from helpers.bringup_helpers import REPO_ROOT, Launched, environment, launches, require_launch, up_command
-from helpers.nodes import LOADED_MACHINE_TIMING, Probe, StartNode, node_overrides
+from helpers.bringup_helpers import Launched, environment, launches, require_launch, up_command
+from helpers.bus_processes import CONFIG, Emulator, loaded_machine_config
+from helpers.nodes import Probe, StartNode, node_overrides
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
@@ -43,52 +40,12 @@ from std_msgs.msg import String
 from bb_robot.buses.calibration import load_calibration, shipped_calibration
 from bb_robot.buses.units import ticks_to_angle
 
-CONFIG = REPO_ROOT / "config" / "so101.yaml"
 BEST_EFFORT = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 CALIBRATIONS = load_calibration(shipped_calibration("so101"))
 #: How far (ticks) a servo nobody commanded may read from where it was: its own quantisation.
 STILL = 2
-
-
-class Emulator:
-    """``bb-robot bus-emulator --arm so101`` on a pty linked at ``link``, driven through its control socket."""
-
-    def __init__(self, directory: Path, *options: str) -> None:
-        self.link, self.socket = directory / "so101", directory / f"control-{uuid.uuid4().hex[:6]}"
-        self.log_path = directory / f"emulator-{uuid.uuid4().hex[:6]}.log"
-        command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--arm", "so101", "--no-timing",
-                   "--link", str(self.link), "--control", str(self.socket), *options]  # fmt: skip
-        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
-        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=environment())
-        deadline = time.monotonic() + 60
-        while not (self.socket.exists() and self.link.is_symlink()):
-            assert self.process.poll() is None and time.monotonic() < deadline, self.log_path.read_text()
-            time.sleep(0.05)
-
-    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
-            connection.connect(str(self.socket))
-            connection.sendall((json.dumps(request) + "\n").encode())
-            answer = json.loads(connection.makefile().readline())
-        assert answer["ok"], answer
-        return answer
-
-    def servos(self) -> dict[int, dict[str, Any]]:
-        return {s["id"]: s for s in self.ask({"state": True})["servos"]}
-
-    def torques(self) -> list[bool]:
-        return [s["torque"] for s in self.servos().values()]
-
-    def presents(self) -> dict[int, float]:
-        return {i: s["ticks"] for i, s in self.servos().items()}
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(30)
-        self._log.close()
 
 
 @pytest.fixture
@@ -128,18 +85,6 @@ def _gripper(ticks: int) -> float:
     c = CALIBRATIONS["gripper"]
     lower, upper = -0.174533, 1.74533
     return lower + (ticks - c.range_min) / (c.range_max - c.range_min) * (upper - lower)
-
-
-def loaded_machine_config(directory: Path) -> Path:
-    """so101.yaml with the driver's staleness timing for a loaded CI machine (LOADED_MACHINE_TIMING): a
-    bridge starved of CPU for 0.1 s must not disarm the driver before the fault under test does."""
-    data = yaml.safe_load(CONFIG.read_text())
-    driver = data["/**/driver"]["ros__parameters"]
-    driver["stale_timeout"] = LOADED_MACHINE_TIMING["stale_timeout"]
-    driver["actuators"].update(LOADED_MACHINE_TIMING["actuators"])
-    path = directory / "so101_loaded.yaml"
-    path.write_text(yaml.safe_dump(data))
-    return path
 
 
 class Armed:

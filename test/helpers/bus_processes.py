@@ -1,0 +1,73 @@
+"""The bus emulator as a process of its own, and the SO-101's parameter file for a loaded machine: what the
+node tests of the bus bridge (test/nodes/test_bus_node.py) and of leader-follower teleop
+(test/nodes/test_teleop_leader.py) start."""
+
+from __future__ import annotations
+
+import json
+import signal
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from helpers.bringup_helpers import REPO_ROOT, environment
+from helpers.nodes import LOADED_MACHINE_TIMING
+
+CONFIG = REPO_ROOT / "config" / "so101.yaml"
+
+
+class Emulator:
+    """``bb-robot bus-emulator --arm ARM`` on a pty linked at ``directory/name``, driven through its control socket."""
+
+    def __init__(self, directory: Path, *options: str, name: str = "so101", arm: str = "so101") -> None:
+        self.link, self.socket = directory / name, directory / f"control-{uuid.uuid4().hex[:6]}"
+        self.log_path = directory / f"emulator-{uuid.uuid4().hex[:6]}.log"
+        command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--arm", arm, "--no-timing",
+                   "--link", str(self.link), "--control", str(self.socket), *options]  # fmt: skip
+        self._log = open(self.log_path, "wb")  # noqa: SIM115 - closed in stop()
+        self.process = subprocess.Popen(command, stdout=self._log, stderr=subprocess.STDOUT, env=environment())
+        deadline = time.monotonic() + 60
+        while not (self.socket.exists() and self.link.is_symlink()):
+            assert self.process.poll() is None and time.monotonic() < deadline, self.log_path.read_text()
+            time.sleep(0.05)
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as connection:
+            connection.connect(str(self.socket))
+            connection.sendall((json.dumps(request) + "\n").encode())
+            answer = json.loads(connection.makefile().readline())
+        assert answer["ok"], answer
+        return answer
+
+    def servos(self) -> dict[int, dict[str, Any]]:
+        return {s["id"]: s for s in self.ask({"state": True})["servos"]}
+
+    def torques(self) -> list[bool]:
+        return [s["torque"] for s in self.servos().values()]
+
+    def presents(self) -> dict[int, float]:
+        return {i: s["ticks"] for i, s in self.servos().items()}
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(30)
+        self._log.close()
+
+
+def loaded_machine_config(directory: Path) -> Path:
+    """so101.yaml with the driver's staleness timing for a loaded CI machine (LOADED_MACHINE_TIMING): a
+    bridge starved of CPU for 0.1 s must not disarm the driver before the fault under test does."""
+    data = yaml.safe_load(CONFIG.read_text())
+    driver = data["/**/driver"]["ros__parameters"]
+    driver["stale_timeout"] = LOADED_MACHINE_TIMING["stale_timeout"]
+    driver["actuators"].update(LOADED_MACHINE_TIMING["actuators"])
+    path = directory / "so101_loaded.yaml"
+    path.write_text(yaml.safe_dump(data))
+    return path
