@@ -153,7 +153,9 @@ class Client:
         goal = demo_goal([j.name for j in joints], demo_points(joints, self.positions))
         self.busy = True
         self.system.goals_sent += 1
-        self.action.send_goal_async(goal).add_done_callback(self._on_goal)
+        # (sent from the spinning thread: Jazzy's rclpy drops a goal response that thread reads
+        # before another thread's send_goal_async has filed the goal)
+        self.executor.create_task(lambda: self.action.send_goal_async(goal).add_done_callback(self._on_goal))
 
     def _on_goal(self, future: Any) -> None:
         handle = future.result()

@@ -16,7 +16,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import rclpy
@@ -408,7 +408,7 @@ class UpClient:
             progress.rejected_reason = f"no action server {robot.action_name} after 10 s"
             progress.done = True
             return progress
-        robot.action.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_goal)
+        self._send_in_executor(robot.action, robot.action_name, goal, on_feedback, on_goal, progress)
         return progress
 
     def record_joint_states(self, namespace: str) -> list[JointStateRecord]:
@@ -474,8 +474,35 @@ class UpClient:
             progress.rejected_reason = f"no action server {robot.move_action_name} after {server_timeout:g} s"
             progress.done = True
             return progress
-        robot.move_action.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_goal)
+        self._send_in_executor(robot.move_action, robot.move_action_name, goal, on_feedback, on_goal, progress)
         return progress
+
+    def _send_in_executor(
+        self,
+        action: Any,
+        name: str,
+        goal: Any,
+        on_feedback: Callable[[Any], None],
+        on_goal: Callable[[Any], None],
+        progress: GoalProgress | MoveProgress,
+    ) -> None:
+        """Send ``goal`` from the thread spinning this client's executor.
+
+        Jazzy's rclpy (7.1) sends a goal request and only then files its sequence number, with no
+        lock: a goal sent from another thread whose response the spinning thread takes first is
+        dropped ("Ignoring unexpected goal response"), and its result never comes, though the
+        driver runs the goal.  Sent from the spinning thread, the response is read after.
+        """
+
+        def send() -> None:
+            try:
+                action.send_goal_async(goal, feedback_callback=on_feedback).add_done_callback(on_goal)
+            except Exception as error:  # (rclpy's errors have no common base)
+                progress.accepted = False
+                progress.rejected_reason = f"sending the goal to {name} failed: {error}"
+                progress.done = True
+
+        self.executor.create_task(send)
 
     def close(self) -> None:
         """Stop spinning and destroy the node and its context."""
