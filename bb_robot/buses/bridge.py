@@ -32,6 +32,7 @@ from typing import TypeVar
 from bb_robot.buses.bridge_setup import Mapping as TickMapping
 from bb_robot.buses.bridge_setup import ServoSpec
 from bb_robot.buses.dynamixel import ALERT, describe_hardware_error
+from bb_robot.buses.eeprom import write_eeprom
 from bb_robot.buses.transport import Bus, BusError
 from bb_robot.buses.units import TICK, to_si
 from bb_robot.errors import BbRobotError
@@ -252,18 +253,10 @@ class Bridge:
         return warnings
 
     def _write_eeprom(self, state: ServoState, name: str, value: int) -> None:
-        """Write an EEPROM register of a servo whose torque is off (Feetech: unlocked around it)."""
-        spec, table = state.spec, state.spec.model
-        if state.torque:
-            raise BridgeError(
-                f"{self.bus.name}: servo {spec.id} ({spec.joint}): {name} not written: torque is on", "usage"
-            )
-        locked = "lock" in table.registers and self._guard(lambda: self.bus.read(spec.id, table.register("lock")))
-        if locked:
-            self._guard(lambda: self.bus.write(spec.id, table.register("lock"), 0))
-        self._guard(lambda: self.bus.write(spec.id, table.register(name), value))
-        if locked:
-            self._guard(lambda: self.bus.write(spec.id, table.register("lock"), 1))
+        """Write an EEPROM register of a servo whose torque is off (:func:`~bb_robot.buses.eeprom.write_eeprom`)."""
+        spec = state.spec
+        self._guard(lambda: write_eeprom(self.bus, spec.id, spec.model, {name: value},
+                                         who=f"servo {spec.id} ({spec.joint})"))  # fmt: skip
 
     def set_limits(self, joint: str, lower: float | None, upper: float | None) -> None:
         """The URDF's limits of ``joint`` (from the actuator index): goals stay within them too."""

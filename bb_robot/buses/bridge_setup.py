@@ -139,6 +139,17 @@ def default_calibration(servo_id: int, model_: Model) -> MotorCalibration:
     return MotorCalibration(servo_id, 0, 0, 1, model_.resolution - 1)
 
 
+def servo_sections(values: MappingType[str, Any]) -> dict[str, dict[str, Any]]:
+    """The ``servos.<joint>.<name>`` parameters of a flattened bus section, per joint (for :func:`servo_specs`)."""
+    servos: dict[str, dict[str, Any]] = {}
+    for key, value in values.items():
+        head, _, rest = str(key).partition(".")
+        if head == "servos" and "." in rest:
+            joint, _, name = rest.rpartition(".")
+            servos.setdefault(joint, {})[name] = value
+    return servos
+
+
 def servo_specs(
     protocol: str, joints: Sequence[str], servos: MappingType[str, MappingType[str, Any]], calibration: str = ""
 ) -> tuple[ServoSpec, ...]:
@@ -277,5 +288,6 @@ __all__ = [
     "default_calibration",
     "latency_timer",
     "latency_timer_warning",
+    "servo_sections",
     "servo_specs",
 ]

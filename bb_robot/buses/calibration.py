@@ -194,23 +194,37 @@ class HomingChoice:
     margin: int
 
 
-def unwrap(samples: Sequence[int], resolution: int = RESOLUTION) -> list[int]:
-    """Return ``samples`` (positions read in order during a motion) with whole-turn jumps removed.
+class Unwrapper:
+    """Unwraps positions one at a time, as they are read: ``unwrapper(sample)`` returns it with
+    whole-turn jumps removed (a step of more than half a turn from the previous sample is taken as
+    a crossing of the wrap point, so samples must come at least twice per half turn of motion).
 
-    A step of more than half a turn between two samples is taken as a crossing of the wrap
-    point, so samples must come at least twice per half turn of motion.
+    Args:
+        resolution: ticks per turn.
     """
-    out: list[int] = []
-    turns = 0
-    for index, sample in enumerate(samples):
-        if index:
-            step = sample - samples[index - 1]
-            if step > resolution // 2:
-                turns -= 1
-            elif step < -(resolution // 2):
-                turns += 1
-        out.append(sample + turns * resolution)
-    return out
+
+    def __init__(self, resolution: int = RESOLUTION) -> None:
+        self.resolution = resolution
+        self.turns = 0
+        self.previous: int | None = None
+
+    def __call__(self, sample: int) -> int:
+        """Return ``sample`` plus the whole turns crossed since the first sample."""
+        if self.previous is not None:
+            step = sample - self.previous
+            if step > self.resolution // 2:
+                self.turns -= 1
+            elif step < -(self.resolution // 2):
+                self.turns += 1
+        self.previous = sample
+        return sample + self.turns * self.resolution
+
+
+def unwrap(samples: Sequence[int], resolution: int = RESOLUTION) -> list[int]:
+    """Return ``samples`` (positions read in order during a motion) with whole-turn jumps removed
+    (:class:`Unwrapper`)."""
+    unwrapper = Unwrapper(resolution)
+    return [unwrapper(sample) for sample in samples]
 
 
 def choose_homing(

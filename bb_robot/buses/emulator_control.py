@@ -87,27 +87,39 @@ def move_joint(emulator: BusEmulator, joint: str, position: str | float, duratio
         return emulator.servos[servo_id].move_by_hand(present, emulator.now(), duration)
 
 
+def script_lines(path: str | Path, what: str = "motion script") -> list[tuple[int, str, list[str]]]:
+    """The non-empty lines of a script: ``(line number, line, fields)``, fields split at spaces or
+    commas, ``#`` comments removed (the motion scripts' and ``bb-robot calibrate --script``'s syntax).
+
+    Raises:
+        ControlError: an unreadable file (naming it and ``what`` it is).
+    """
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise ControlError(f"{path}: cannot read the {what} ({error})") from None
+    out = []
+    for number, line in enumerate(lines, 1):
+        fields = line.split("#", 1)[0].replace(",", " ").split()
+        if fields:
+            out.append((number, line.strip(), fields))
+    return out
+
+
 def read_script(path: str | Path) -> list[Move]:
     """Read a motion script.
 
     Raises:
         ControlError: an unreadable file, or a line without a time, joint and position (file and line named).
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except OSError as error:
-        raise ControlError(f"{path}: cannot read the motion script ({error})") from None
     moves = []
-    for number, line in enumerate(lines, 1):
-        fields = line.split("#", 1)[0].replace(",", " ").split()
-        if not fields:
-            continue
+    for number, line, fields in script_lines(path):
         try:
             when = float(fields[0])
             if len(fields) != 3:
                 raise ValueError
         except ValueError:
-            raise ControlError(f"{path}:{number}: expected 'time joint position', got '{line.strip()}'") from None
+            raise ControlError(f"{path}:{number}: expected 'time joint position', got '{line}'") from None
         moves.append(Move(when, fields[1], fields[2]))
     return sorted(moves, key=lambda move: move.time)
 
@@ -250,3 +262,52 @@ def state(emulator: BusEmulator) -> list[dict[str, Any]]:
                 "angle": ticks_to_angle(present, calibration) if calibration else None,
             })  # fmt: skip
     return out
+
+
+class ControlClient:
+    """A client of an emulator's control socket (``bb-robot bus-emulator --control PATH``): one
+    connection, one JSON request and answer a line (module docstring).
+
+    Args:
+        path: the socket.
+        timeout: seconds to wait for an answer.
+
+    Raises:
+        ControlError: nothing listens at ``path`` (naming it and how to start one).
+    """
+
+    def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
+        self.path = str(path)
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self._socket.settimeout(timeout)
+        try:
+            self._socket.connect(self.path)
+        except OSError as error:
+            self._socket.close()
+            raise ControlError(
+                f"{path}: cannot reach the emulator's control socket ({error}); start it with "
+                f"'bb-robot bus-emulator --control {path}'"
+            ) from None
+        self._stream = self._socket.makefile("rw", encoding="utf-8")
+
+    def ask(self, request: dict[str, Any]) -> dict[str, Any]:
+        """Send one request; returns the answer (``{"ok": true, ...}`` or ``{"ok": false, "error": ...}``).
+
+        Raises:
+            ControlError: the emulator went away or answered something that is not JSON.
+        """
+        try:
+            self._stream.write(json.dumps(request) + "\n")
+            self._stream.flush()
+            line = self._stream.readline()
+            answer = json.loads(line)
+        except (OSError, ValueError) as error:
+            raise ControlError(f"{self.path}: the emulator's control socket failed ({error or 'closed'})") from None
+        if not isinstance(answer, dict):
+            raise ControlError(f"{self.path}: the emulator answered {answer!r}, not a JSON object")
+        return answer
+
+    def close(self) -> None:
+        """Close the connection."""
+        self._stream.close()
+        self._socket.close()
