@@ -1,8 +1,8 @@
 """The ``bb-robot`` command line.
 
 Commands (each a module of :mod:`bb_robot.cli`): ``up`` (the whole system, with ROS 2 launch),
-``show``, ``check``, ``tree``, ``convert``, ``chain``, ``fk``, ``ik``, ``collisions``, ``plan``, ``kernels`` and
-``bus-emulator``;
+``show``, ``check``, ``tree``, ``convert``, ``chain``, ``fk``, ``ik``, ``collisions``, ``plan``, ``kernels``, ``bus``,
+``bus-emulator`` and ``calibrate``;
 ``docs/cli.md`` describes them, their options and their ``--json`` output.
 
 Exit codes: 0 success; 1 the description could not be loaded or used (the message names the
@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from bb_robot.cli import (
     bus,
     bus_emulator,
+    calibrate,
     chain,
     check,
     collisions,
@@ -59,6 +60,7 @@ COMMANDS = (
     kernels,
     bus,
     bus_emulator,
+    calibrate,
 )
 
 
