@@ -22,7 +22,7 @@ from bb_robot.buses.calibration_session import MIN_TRAVEL, CalibrationSession, M
 from bb_robot.buses.dynamixel import DYNAMIXEL
 from bb_robot.buses.eeprom import write_eeprom
 from bb_robot.buses.emulator import SO101_MOTORS, BusEmulator
-from bb_robot.buses.emulator_control import ControlClient, ControlServer, move_joint
+from bb_robot.buses.emulator_control import ControlClient, ControlError, ControlServer, move_joint
 from bb_robot.buses.feetech import FEETECH
 from bb_robot.buses.tables import model
 from bb_robot.buses.transport import Bus, BusError
@@ -41,6 +41,37 @@ def arm() -> Iterator[tuple[BusEmulator, Bus, ManualClock]]:
     yield emulator, bus, clock
     bus.close()
     emulator.stop()
+
+
+@pytest.fixture
+def dxl_arm() -> Iterator[tuple[BusEmulator, Bus, ManualClock]]:
+    """Two XL330-M288 servos (IDs 1, 2) at present 2048, on a clock the test moves."""
+    clock = ManualClock()
+    emulator = BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False, clock=clock)
+    emulator.start()
+    bus = Bus.open(emulator.path, DYNAMIXEL, baud=1_000_000, latency=LATENCY, retries=3)
+    yield emulator, bus, clock
+    bus.close()
+    emulator.stop()
+
+
+@pytest.fixture
+def control(arm: tuple[BusEmulator, Bus, ManualClock], tmp_path: Path) -> Iterator[ControlClient]:
+    """A client of the SO-101 emulator's control socket."""
+    server = ControlServer(arm[0], tmp_path / "control.sock")
+    server.start()
+    client = ControlClient(tmp_path / "control.sock")
+    yield client
+    client.close()
+    server.stop()
+
+
+def started(bus: Bus, motors: list[Motor] | None = None, protocol: str = "feetech") -> CalibrationSession:
+    """A session whose servos were found and whose middle is marked where they stand."""
+    session = CalibrationSession(bus, motors or so101_motors(), protocol)
+    session.start()
+    session.mark_middle()
+    return session
 
 
 def so101_motors(full_turn: tuple[str, ...] = ()) -> list[Motor]:
@@ -64,12 +95,10 @@ def test_a_travel_across_the_wrap_point_is_moved_off_it_and_written_to_eeprom(
 ) -> None:
     """lerobot #3587 by hand: shoulder_pan's travel crosses present 0 with the shipped offset."""
     emulator, bus, clock = arm
-    session = CalibrationSession(bus, so101_motors(), "feetech")
-    session.start()
     before = {i: eeprom(emulator, i) for i in range(1, 7)}
     old_offset = before[1]["homing_offset"]
+    session = started(bus)
     assert not any(s.torque for s in emulator.servos.values())
-    session.mark_middle()
     # shoulder_pan from its middle (2048) down through 0 (reading 4095 next) to -300, and back: 2348 ticks.
     hand(emulator, clock, session, "shoulder_pan", 1000, 200, -150, -300, 500, 1400)
     for joint in SO101_MOTORS[1:]:
@@ -100,9 +129,7 @@ def test_a_travel_across_the_wrap_point_is_moved_off_it_and_written_to_eeprom(
 
 def test_the_bridge_accepts_what_the_session_wrote(arm: tuple[BusEmulator, Bus, ManualClock]) -> None:
     emulator, bus, clock = arm
-    session = CalibrationSession(bus, so101_motors(), "feetech")
-    session.start()
-    session.mark_middle()
+    session = started(bus)
     for joint in SO101_MOTORS:
         hand(emulator, clock, session, joint, 1200, 2900)
     chosen = session.choose()
@@ -125,28 +152,19 @@ def test_a_servo_missing_at_start_is_named_and_nothing_is_written(arm: tuple[Bus
     assert emulator.servos[2].torque, "torque turned off before every servo was found"
 
 
-def test_another_model_than_configured_is_named() -> None:
-    emulator = BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False)
-    emulator.start()
-    bus = Bus.open(emulator.path, DYNAMIXEL, baud=1_000_000, latency=LATENCY, retries=3)
-    try:
-        motors = [Motor("elbow", 1, XL), Motor("wrist", 2, model("xl430-w250"))]
-        with pytest.raises(CalibrationError, match=r"servo 2 \(wrist\) is model number 1200 \(xl330-m288\), "
-                           r"configured as xl430-w250 \(1060\)"):  # fmt: skip
-            CalibrationSession(bus, motors, "dynamixel").start()
-    finally:
-        bus.close()
-        emulator.stop()
+def test_another_model_than_configured_is_named(dxl_arm: tuple[BusEmulator, Bus, ManualClock]) -> None:
+    motors = [Motor("elbow", 1, XL), Motor("wrist", 2, model("xl430-w250"))]
+    with pytest.raises(CalibrationError, match=r"servo 2 \(wrist\) is model number 1200 \(xl330-m288\), "
+                       r"configured as xl430-w250 \(1060\)"):  # fmt: skip
+        CalibrationSession(dxl_arm[1], motors, "dynamixel").start()
 
 
 def test_joints_not_moved_or_moved_a_whole_turn_are_each_named_and_nothing_is_written(
     arm: tuple[BusEmulator, Bus, ManualClock],
 ) -> None:
     emulator, bus, clock = arm
-    session = CalibrationSession(bus, so101_motors(), "feetech")
-    session.start()
     before = {i: eeprom(emulator, i) for i in range(1, 7)}
-    session.mark_middle()
+    session = started(bus)
     hand(emulator, clock, session, "shoulder_pan", 1000, 0, -1000, -2030)  # 4078 ticks: nearly a whole turn
     for joint in SO101_MOTORS[1:5]:
         hand(emulator, clock, session, joint, 1500, 2600)
@@ -179,29 +197,20 @@ def test_a_full_turn_joint_gets_the_whole_turn_with_its_step_1_pose_at_the_middl
     assert emulator.servos[5].present() == pytest.approx(2048)
 
 
-def test_a_dynamixel_arm_is_calibrated_with_its_offset_sign() -> None:
+def test_a_dynamixel_arm_is_calibrated_with_its_offset_sign(dxl_arm: tuple[BusEmulator, Bus, ManualClock]) -> None:
     """Dynamixel: present = actual + offset, the reverse of Feetech's; the same travel, the same range."""
-    clock = ManualClock()
-    emulator = BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False, clock=clock)
-    emulator.start()
-    bus = Bus.open(emulator.path, DYNAMIXEL, baud=1_000_000, latency=LATENCY, retries=3)
-    try:
-        session = CalibrationSession(bus, [Motor("elbow", 1, XL), Motor("wrist", 2, XL)], "dynamixel")
-        session.start()
-        session.mark_middle()
-        hand(emulator, clock, session, "1", 3000, 4500)  # across the wrap point: 2048 .. 4500 (reads 404)
-        hand(emulator, clock, session, "2", 1000, 1500)
-        chosen = session.choose()
-        assert chosen["elbow"].range_max - chosen["elbow"].range_min == 2452
-        # the middle of 2048..4500 (3274) reads 2048: offset 2048 - 3274
-        assert chosen["elbow"].homing_offset == 2048 - 3274
-        assert chosen["wrist"].homing_offset == 2048 - 1524
-        session.write(chosen)
-        assert emulator.servos[1].peek("homing_offset") == -1226
-        assert emulator.servos[1].present() == pytest.approx(chosen["elbow"].range_max)
-    finally:
-        bus.close()
-        emulator.stop()
+    emulator, bus, clock = dxl_arm
+    session = started(bus, [Motor("elbow", 1, XL), Motor("wrist", 2, XL)], "dynamixel")
+    hand(emulator, clock, session, "1", 3000, 4500)  # across the wrap point: 2048 .. 4500 (reads 404)
+    hand(emulator, clock, session, "2", 1000, 1500)
+    chosen = session.choose()
+    assert chosen["elbow"].range_max - chosen["elbow"].range_min == 2452
+    # the middle of 2048..4500 (3274) reads 2048: offset 2048 - 3274
+    assert chosen["elbow"].homing_offset == 2048 - 3274
+    assert chosen["wrist"].homing_offset == 2048 - 1524
+    session.write(chosen)
+    assert emulator.servos[1].peek("homing_offset") == -1226
+    assert emulator.servos[1].present() == pytest.approx(chosen["elbow"].range_max)
 
 
 def test_eeprom_is_never_written_with_torque_on(arm: tuple[BusEmulator, Bus, ManualClock]) -> None:
@@ -242,67 +251,50 @@ def test_bad_scripts_name_the_file_and_line(tmp_path: Path, text: str, message: 
 
 
 def test_a_script_reads_every_position_it_names_however_late_the_readings(
-    arm: tuple[BusEmulator, Bus, ManualClock], tmp_path: Path
+    arm: tuple[BusEmulator, Bus, ManualClock], control: ControlClient, tmp_path: Path
 ) -> None:
     """Readings 0.7 s apart, longer than any move: each joint's next move and each Enter still wait
     for a reading after the previous move ended, so the ranges are exactly the scripted ones."""
-    emulator, bus, clock = arm
+    _, bus, clock = arm
     path = tmp_path / "calibrate.txt"
     path.write_text(
         "# time joint position\n0.0 enter\n"
         "0.2 shoulder_pan 1200t\n0.4 shoulder_pan 2900t\n0.5 elbow_flex 1000t\n0.6, elbow_flex, 3000t\n"
         "0.8 shoulder_pan 2048t\n0.9 enter  # done\n"
     )
-    lines = read_calibration_script(path, SO101_MOTORS)
-    server = ControlServer(emulator, tmp_path / "control.sock")
-    server.start()
-    client = ControlClient(tmp_path / "control.sock")
-    try:
-        session = CalibrationSession(bus, so101_motors(), "feetech")
-        session.start()
-        script = HandScript(path, lines, client.ask, clock)
-        presses, steps = 0, 0
-        while presses < 2:
-            steps += 1
-            assert steps < 100, "the script never ended"
-            read_at = clock()
-            session.sample()
-            pressed = script.step(read_at)
-            if pressed and presses == 0:
-                session.mark_middle()
-            presses += pressed
-            clock.t += 0.7
-        rows = {row.motor.name: row for row in session.rows()}
-        assert (rows["shoulder_pan"].low, rows["shoulder_pan"].high) == (1200, 2900)
-        assert (rows["elbow_flex"].low, rows["elbow_flex"].high) == (1000, 3000)
-        assert rows["shoulder_pan"].position == 2048
-        assert (rows["gripper"].low, rows["gripper"].high) == (2048, 2048)
-    finally:
-        client.close()
-        server.stop()
+    session = CalibrationSession(bus, so101_motors(), "feetech")
+    session.start()
+    script = HandScript(path, read_calibration_script(path, SO101_MOTORS), control.ask, clock)
+    presses, steps = 0, 0
+    while presses < 2:
+        steps += 1
+        assert steps < 100, "the script never ended"
+        read_at = clock()
+        session.sample()
+        pressed = script.step(read_at)
+        if pressed and presses == 0:
+            session.mark_middle()
+        presses += pressed
+        clock.t += 0.7
+    rows = {row.motor.name: row for row in session.rows()}
+    assert (rows["shoulder_pan"].low, rows["shoulder_pan"].high) == (1200, 2900)
+    assert (rows["elbow_flex"].low, rows["elbow_flex"].high) == (1000, 3000)
+    assert rows["shoulder_pan"].position == 2048
+    assert (rows["gripper"].low, rows["gripper"].high) == (2048, 2048)
 
 
 def test_a_move_the_emulator_refuses_names_the_script_line(
-    arm: tuple[BusEmulator, Bus, ManualClock], tmp_path: Path
+    arm: tuple[BusEmulator, Bus, ManualClock], control: ControlClient, tmp_path: Path
 ) -> None:
-    emulator, bus, clock = arm
+    _, bus, clock = arm
     path = tmp_path / "calibrate.txt"
     path.write_text("0 enter\n0.5 wrist_flex 0.2\n1 enter\n")
-    server = ControlServer(emulator, tmp_path / "control.sock")
-    server.start()
-    client = ControlClient(tmp_path / "control.sock")
-    try:
-        bus.write(4, STS.register("torque_enable"), 1)
-        script = HandScript(path, read_calibration_script(path, SO101_MOTORS), client.ask, clock)
-        with pytest.raises(
-            CalibrationScriptError, match=r"calibrate.txt:2: the emulator did not move wrist_flex: torque"
-        ):
-            script.step(0.0)  # Enter, then the move, which the emulator refuses
-    finally:
-        client.close()
-        server.stop()
-    with pytest.raises(Exception, match=r"control.sock: cannot reach the emulator's control socket"):
-        ControlClient(tmp_path / "control.sock")
+    bus.write(4, STS.register("torque_enable"), 1)
+    script = HandScript(path, read_calibration_script(path, SO101_MOTORS), control.ask, clock)
+    with pytest.raises(CalibrationScriptError, match=r"calibrate.txt:2: the emulator did not move wrist_flex: torque"):
+        script.step(0.0)  # Enter, then the move, which the emulator refuses
+    with pytest.raises(ControlError, match=r"nowhere.sock: cannot reach the emulator's control socket"):
+        ControlClient(tmp_path / "nowhere.sock")
 
 
 def test_the_live_table_shows_the_travel_around_2048_before_anything_is_written(
