@@ -153,6 +153,13 @@ class BackendCommand:
     stops at the ends of the joint's command range (``limits.command_lower`` /
     ``command_upper``), however long it stands: the sim and mujoco backends brake there, the
     actuators backend's bridges stop there (the index's ``command_min`` / ``command_max``).
+
+    ``trajectory`` is the running trajectory the positions of its joints (``trajectory.indices``)
+    were sampled from at the command's time, as they were sent (``None``: none, or a command the
+    core changed).  A backend that simulates the arm follows it through a late next command
+    rather than extrapolating the sample: a real arm's controller goes on along the path, while
+    a sample's velocity and acceleration carried on for tenths of a second leave it (a 0.3 s
+    stall at a bend of the planning demo's path once took the arm 20 mm off it, onto the post).
     """
 
     modes: npt.NDArray[np.int8]
@@ -160,6 +167,7 @@ class BackendCommand:
     velocity: FloatArray
     acceleration: FloatArray
     effort: FloatArray
+    trajectory: Trajectory | None = None
 
 
 class HealthLevel(IntEnum):

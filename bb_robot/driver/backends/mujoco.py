@@ -48,6 +48,7 @@ from bb_robot.driver.backends.base import (
 from bb_robot.driver.backends.host import ClockOutput
 from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
+from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import BackendError
 from bb_robot.mjcf import MjcfOptions, MjcfWriteError, robot_to_mjcf
 
@@ -184,6 +185,12 @@ class MujocoBackend(Backend):
         self._v_ref = np.zeros(n)
         self._a_ref = np.zeros(n)
         self._ref_time = 0.0
+        #: The trajectory the last command was sampled from, its time then (s), and when the
+        #: command came (simulated s): followed rather than extrapolated once the next command is
+        #: more than two periods late (see BackendCommand).
+        self._follow: Trajectory | None = None
+        self._follow_t = 0.0
+        self._command_time = 0.0
         self._moving_ref = False
         self._position_mask = np.zeros(n, dtype=bool)
         #: Velocity-mode joints tracked as a bounded reference (see the module docstring), and the
@@ -429,7 +436,8 @@ class MujocoBackend(Backend):
         """``steps`` physics steps, the position servos' controls updated at each.
 
         Each reference moves at its own velocity: a trajectory's as its samples extrapolate (with
-        their velocity and acceleration), a bounded velocity's at the commanded speed; and brakes
+        their velocity and acceleration; along the trajectory itself once the command is more than
+        two periods old), a bounded velocity's at the commanded speed; and brakes
         so that it stops at the ends of the command range, at the joint's acceleration limit (or,
         without one, from the speed to rest in 1/ω, ω the servo's natural frequency, which the
         servo follows closely), however many steps the driver leaves it running.
@@ -448,10 +456,18 @@ class MujocoBackend(Backend):
         finite = np.ones(len(accel), dtype=bool)
         q = self._q_ref.copy()
         v = np.where(bounded, self._v_ref, self._v_ref + (self.sim_time_ns() * 1e-9 - self._ref_time) * self._a_ref)
-        for _ in range(steps):
+        # A command more than two periods old: its trajectory's joints go on along the trajectory.
+        follow, since = self._follow, self.sim_time_ns() * 1e-9 - self._command_time
+        late = 2.0 * self._period_ns * 1e-9
+        path = None
+        if follow is not None and since + steps * dt > late:
+            path = follow.positions_at(self._follow_t + since + dt * np.arange(steps + 1, dtype=np.float64))
+        for k in range(steps):
             s = self.sim_time_ns() * 1e-9 - self._ref_time
             # What each reference does over this step unbraked: a sample's exact increment.
             step = np.where(bounded, self._v_ref * dt, dt * (self._v_ref + self._a_ref * (s + 0.5 * dt)))
+            if path is not None and follow is not None and since + (k + 1) * dt > late:
+                step[follow.indices] = path[k + 1] - path[k]
             wanted = step / dt
             reach = np.maximum(upper - q, 0.0), np.maximum(q - lower, 0.0)
             brake_up = braking_speeds(reach[0], accel, finite, dt)
@@ -498,6 +514,9 @@ class MujocoBackend(Backend):
         self._v_ref = np.where(position & (velocity == velocity), velocity, 0.0)  # (x == x: not NaN)
         self._a_ref = np.where(position & (acceleration == acceleration), acceleration, 0.0)
         self._bounded = bounded
+        self._follow = command.trajectory
+        if command.trajectory is not None:
+            self._follow_t = (now_ns - command.trajectory.start_ns) * 1e-9
         if bounded.any():
             # The bounded velocity's reference starts where the joint is (never beyond the end it
             # moves towards, unless the joint already is).
@@ -505,7 +524,7 @@ class MujocoBackend(Backend):
             self._bound = np.where(bounded, bound, 0.0)
             self._q_ref[bounded] = q[bounded]
             self._a_ref[bounded] = 0.0
-        self._ref_time = self.sim_time_ns() * 1e-9
+        self._ref_time = self._command_time = self.sim_time_ns() * 1e-9
         self._moving_ref = bool(self._v_ref.any() or self._a_ref.any())
         if self.gravity_compensation and position.any():
             self._gravity = self._gravity_torques()

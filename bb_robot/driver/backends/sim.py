@@ -6,7 +6,9 @@ Each joint is a point that moves as commanded within its limits, with no dynamic
   limits allow and stops there without overshoot (a time-optimal approach, discretised so
   that it settles exactly); a target that moves (a trajectory, whose samples carry velocity
   and acceleration) is followed from the command's time on, so a feasible trajectory is
-  tracked with no lag;
+  tracked with no lag; when the next command is more than two periods late (a stalled loop),
+  the joints go on along the trajectory the command came from, as a controller with the path
+  would, not along the sample's extrapolation, which leaves a curved path;
 - **velocity**: it reaches the commanded velocity within the acceleration limit;
 - the hard position limits are end stops: a joint that reaches one stops there;
 - **the command range bounds every mode**: in position, hold and velocity mode a joint brakes so
@@ -45,6 +47,7 @@ from bb_robot.driver.backends.base import (
 )
 from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
+from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import BackendError
 
 _POSITION = int(CommandMode.POSITION)
@@ -81,6 +84,11 @@ class SimBackend(Backend):
         self._target_velocity = np.zeros(n)
         self._target_acceleration = np.zeros(n)
         self._command_ns = 0
+        #: The trajectory the last command was sampled from, and its time then (s): followed
+        #: rather than extrapolated once the next command is late (see BackendCommand).
+        self._follow: Trajectory | None = None
+        self._follow_t = 0.0
+        self._follow_after = 2.0 / context.rate if context.rate > 0 else 0.0
         self._time_ns: int | None = None
         self._stamps = np.zeros(n, dtype=np.int64)
         self._connected = False
@@ -150,6 +158,9 @@ class SimBackend(Backend):
         self._target_velocity = np.where(np.isnan(velocity), 0.0, velocity)
         self._target_acceleration = np.where(self._position_mode & ~np.isnan(acceleration), acceleration, 0.0)
         self._command_ns = now_ns
+        self._follow = command.trajectory
+        if command.trajectory is not None:
+            self._follow_t = (now_ns - command.trajectory.start_ns) * 1e-9
 
     def set_limits(self, limits: JointLimitTable) -> None:
         super().set_limits(limits)
@@ -180,6 +191,13 @@ class SimBackend(Backend):
         s0 = s1 - dt
         ref_start = self._target + s0 * (v_ref + 0.5 * a_ref * s0)
         ref_v = v_ref + a_ref * (s0 + 0.5 * dt)
+        follow = self._follow
+        if follow is not None and s1 > self._follow_after:
+            # The next command is late: its joints go on along the trajectory itself.
+            t = self._follow_t + s1
+            ends = follow.positions_at(np.array((t - dt, t)))
+            ref_start[follow.indices] = ends[0]
+            ref_v[follow.indices] = (ends[1] - ends[0]) / dt
         error = np.where(position_mode, ref_start - p, 0.0)
         # One call for the three braking speeds: towards the target, the upper and the lower stop
         # (the command range's ends; the hard stops where a joint started beyond them).

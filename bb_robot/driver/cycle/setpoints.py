@@ -189,7 +189,12 @@ class Setpoints:
         if at_limit.any():
             velocity[at_limit] = 0.0
             acceleration[at_limit] = 0.0
-        return BackendCommand(masks.backend_modes, position, velocity, acceleration, effort)
+        followed = None
+        if masks.any_traj and execution is not None and not at_limit.any():
+            indices = execution.trajectory.indices
+            if (self.modes[indices] == TRAJECTORY).all():
+                followed = execution.trajectory
+        return BackendCommand(masks.backend_modes, position, velocity, acceleration, effort, followed)
 
     def stoppable(
         self,
