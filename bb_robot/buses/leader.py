@@ -35,6 +35,15 @@ from bb_robot.errors import BbRobotError
 ENGAGE_SPEED = 0.5
 #: The longest gap between two cycles the ramp moves for (s): a stalled loop does not make up for lost time.
 MAX_STEP_TIME = 0.02
+#: How far (rad) the engaging command may run ahead of the follower's measured position: beyond it the
+#: ramp waits for the follower.  A follower whose driver or bridge stalled then catches up by no more
+#: than this, however long the stall (its bridge would otherwise make up the lost time at its speed
+#: limit, 2 rad/s); at 0.5 rad/s it leaves 0.1 s for a command to come back as a measurement.
+RAMP_LEAD = 0.05
+#: A failed leader read is named at most once in this many seconds (the count of the others with it).
+FAILURE_REPEAT = 1.0
+#: Seconds the ramp may wait for the follower before the loop says so (once).
+WAIT_WARNING = 1.0
 #: Seconds without a whole leader pose after which the loop says so (once per stretch).
 SILENCE_WARNING = 0.25
 
@@ -189,17 +198,24 @@ class Ramp:
 
     While ramping, every joint moves along the straight line (in joint space) towards the latest
     target, the farthest one at ``speed``, so that all arrive together; the target may move
-    meanwhile.  Once the command reaches the target the ramp is over and the command is the target
-    itself until :meth:`disengage`.
+    meanwhile.  While any joint's command is more than ``lead`` ahead of where the follower was
+    measured, the command waits.  Once the command reaches the target the ramp is over and the
+    command is the target itself until :meth:`disengage`.
 
     Args:
         speed: the fastest any joint moves while ramping (rad/s).
         max_step_time: the longest gap (s) between two steps that is moved for.
+        lead: how far (rad) the command may be ahead of the measured position.
     """
 
-    def __init__(self, speed: float = ENGAGE_SPEED, max_step_time: float = MAX_STEP_TIME) -> None:
+    def __init__(
+        self, speed: float = ENGAGE_SPEED, max_step_time: float = MAX_STEP_TIME, lead: float = RAMP_LEAD
+    ) -> None:
         self.speed = speed
         self.max_step_time = max_step_time
+        self.lead = lead
+        #: The joint the ramp last waited for (``""``: it did not wait).
+        self.waiting_for = ""
         self.command: dict[str, float] = {}
         self.engaged = False
         self.tracking = False
@@ -216,12 +232,16 @@ class Ramp:
         """The largest distance (rad) of any joint from ``target``."""
         return max((abs(target[j] - self.command[j]) for j in target), default=0.0)
 
-    def step(self, target: Mapping[str, float], dt: float) -> dict[str, float]:
+    def step(
+        self, target: Mapping[str, float], dt: float, measured: Mapping[str, float] | None = None
+    ) -> dict[str, float]:
         """The command after ``dt`` seconds towards ``target`` (every joint of the engaged pose).
 
         Args:
             target: the leader's pose on the follower's joints (rad).
             dt: seconds since the previous step (at most ``max_step_time`` counts).
+            measured: the follower's latest measured positions (rad); while ramping, the command
+                does not move while a joint's is more than ``lead`` ahead of its.
 
         Returns:
             The command (a copy).
@@ -229,6 +249,12 @@ class Ramp:
         if self.tracking:
             self.command = dict(target)
             return dict(self.command)
+        self.waiting_for = ""
+        if measured is not None:
+            behind = [j for j, c in self.command.items() if j in measured and abs(c - measured[j]) > self.lead]
+            if behind:
+                self.waiting_for = behind[0]
+                return dict(self.command)
         reach = self.speed * min(max(dt, 0.0), self.max_step_time)
         far = self.distance(target)
         if far <= reach:
@@ -246,15 +272,27 @@ class LeaderArm:
         bus: the leader's open bus.
         config: its configuration.
         follower_limits: the follower's joint limits (the gripper's 0–100 maps onto them).
+        clock: monotonic seconds (how often a failed read is named).
 
     Raises:
         LeaderError: kind ``config``: a ``percent`` servo whose follower joint has no limits.
     """
 
-    def __init__(self, bus: Bus, config: LeaderConfig, follower_limits: Mapping[str, tuple[float, float]]) -> None:
+    def __init__(
+        self,
+        bus: Bus,
+        config: LeaderConfig,
+        follower_limits: Mapping[str, tuple[float, float]],
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.config = config
+        self.clock = clock
+        self._said_at: float | None = None
+        self._said_failures = 0
         self.bridge = Bridge(bus, config.specs, silence_timeout=0.0)
         self.failures = 0
+        self._failing = False
+        self._said: list[tuple[str, str]] = []
         for spec in config.specs:
             if spec.mapping == "percent":
                 limits = follower_limits.get(config.follower[spec.joint])
@@ -303,14 +341,32 @@ class LeaderArm:
                 "where it is (the driver's command_timeout). Plug the leader back in and start bb-robot teleop again",
                 kind,
             ) from None
+        # The bridge's own warnings name one servo each (its silence is off here); one line a stretch instead.
+        self._said += [event for event in self.bridge.events.take() if event[0] == "error"]
         if len(feedback) < len(self.bridge.servos):
             self.failures += 1
+            now = self.clock()
+            if not self._failing and (self._said_at is None or now - self._said_at >= FAILURE_REPEAT):
+                answered = {item.joint for item in feedback}
+                missing = ", ".join(f"{s.id} ({s.joint})" for s in self.config.specs if s.joint not in answered)
+                since = (
+                    ""
+                    if self._said_at is None
+                    else f"; {self.failures - self._said_failures - 1} more failed reads before"
+                )
+                self._said.append(("warn", f"servo(s) {missing} did not answer ({self.bridge.bus.stats.last_error}): "
+                                   f"no leader pose this cycle, nothing sent{since}"))  # fmt: skip
+                self._said_at, self._said_failures = now, self.failures
+            self._failing = True
             return None
+        self._failing = False
         return {item.joint: item.position for item in feedback}
 
     def messages(self) -> list[tuple[str, str]]:
-        """What the bridge's logic had to say since the last call (level, text)."""
-        return self.bridge.events.take()
+        """What there is to say since the last call (level, text): the first failed read of each stretch,
+        and the hardware errors the bridge's logic found."""
+        said, self._said = self._said, []
+        return said
 
 
 class Follower(Protocol):
@@ -352,6 +408,8 @@ class TeleopLoop:
         self.last_pose_at = clock()
         self._silent = False
         self._previous: float | None = None
+        self._waiting_since: float | None = None
+        self._said_waiting = False
 
     @property
     def state(self) -> str:
@@ -394,12 +452,21 @@ class TeleopLoop:
                      f"({self.ramp.distance(target):.3f} rad away)")  # fmt: skip
             dt = 0.0
         was = self.ramp.tracking
-        command = self.ramp.step(target, dt)
+        command = self.ramp.step(target, dt, None if was else self.follower.pose())
         self.follower.send(command)
         self.sent += 1
         self.stats.record(start, self.clock() - start)
         if self.ramp.tracking and not was:
             self.say("info", "tracking the leader")
+        if not self.ramp.waiting_for:
+            self._waiting_since = None
+        elif self._waiting_since is None:
+            self._waiting_since = start
+        elif start - self._waiting_since >= WAIT_WARNING and not self._said_waiting:
+            self._said_waiting = True
+            self.say("warn", f"engaging: the follower's {self.ramp.waiting_for} has been more than "
+                     f"{self.ramp.lead:g} rad behind the ramp for {WAIT_WARNING:g} s: the ramp waits for it (its "
+                     "limits, the collision guard, or a stalled driver or bridge hold it back)")  # fmt: skip
 
     def run(self, rate: float, stop: threading.Event) -> None:
         """Cycles on absolute deadlines at ``rate`` until ``stop`` is set.
@@ -421,6 +488,7 @@ class TeleopLoop:
 
 __all__ = [
     "ENGAGE_SPEED",
+    "RAMP_LEAD",
     "Follower",
     "JointMap",
     "LeaderArm",

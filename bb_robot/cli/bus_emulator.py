@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 
+from bb_robot.buses.calibration import shipped_calibration
 from bb_robot.buses.emulator import BusEmulator
 from bb_robot.buses.emulator_control import ControlServer, ScriptPlayer, read_script
 from bb_robot.buses.emulator_faults import Fault, Faults
@@ -44,10 +45,11 @@ def build(args: argparse.Namespace) -> BusEmulator:
             raise UsageError("--protocol dynamixel needs the servo IDs: --ids 1 2 3")
         return BusEmulator.dynamixel(args.ids, args.model or "xl430-w250", baud=args.baud or 1_000_000, **options)
     if args.ids or args.model:
-        raise UsageError("--ids and --model are for --protocol dynamixel; --arm so101 has its six STS3215 servos")
+        raise UsageError(f"--ids and --model are for --protocol dynamixel; --arm {args.arm} has its six STS3215 servos")
     if args.baud not in (None, 1_000_000):
         raise UsageError("the SO-101's calibration puts its servos at 1000000 baud; --baud must be that")
-    return BusEmulator.so101(args.calibration, **options)
+    calibration = args.calibration or (shipped_calibration("so101_leader") if args.arm == "so101_leader" else None)
+    return BusEmulator.so101(calibration, **options)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -91,7 +93,11 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "(--protocol dynamixel --ids ...). Prints the pty's path; runs until Ctrl-C. See docs/buses.md.",
     )
     parser.add_argument(
-        "--arm", choices=["so101"], default="so101", help="the arm whose servos to serve (default so101)"
+        "--arm",
+        choices=["so101", "so101_leader"],
+        default="so101",
+        help="the arm whose servos to serve (default so101; so101_leader: the leader arm's calibration, for "
+        "bb-robot teleop --leader)",
     )
     parser.add_argument("--calibration", metavar="FILE", help="LeRobot calibration for the SO-101's EEPROM")
     parser.add_argument("--protocol", choices=["feetech", "dynamixel"], default="feetech")

@@ -25,6 +25,7 @@ import tty
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bb_robot.cli import teleop_leader
 from bb_robot.cli.common import EXIT_OK, UsageError
 
 #: A key's first event keeps it held this long (s): the longest auto-repeat delay of terminals.
@@ -144,11 +145,14 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "teleop",
         help="jog the tool from the keyboard (the driver's Cartesian servo)",
         description="Keyboard jogging in the terminal: publishes geometry_msgs/TwistStamped at 50 Hz on "
-        "<ns>/driver/twist_commands and shows the tool pose. " + " ".join(HELP),
+        "<ns>/driver/twist_commands and shows the tool pose. " + " ".join(HELP) + " With --leader: a leader arm "
+        "(torque off, moved by hand) on its own bus moves the follower through its driver's ~/joint_commands, "
+        "ramping to the leader's pose at <= 0.5 rad/s first (docs/buses.md).",
     )
     parser.add_argument("--namespace", default="", help="the robot's namespace (default: none)")
     parser.add_argument("--linear", type=float, default=0.05, help="linear speed at scale 1 (m/s, default 0.05)")
     parser.add_argument("--angular", type=float, default=0.25, help="angular speed at scale 1 (rad/s, default 0.25)")
+    teleop_leader.add_arguments(parser)
     parser.set_defaults(handler=run)
 
 
@@ -189,7 +193,9 @@ def screen(jog: Jog, now: float, pose: object, topic: str, frame: str, listeners
 
 
 def run(args: argparse.Namespace) -> int:
-    """Jog until ``q`` or Ctrl-C; returns the exit code."""
+    """Jog until ``q`` or Ctrl-C (or, with ``--leader``, follow the leader arm); returns the exit code."""
+    if teleop_leader.wanted(args):
+        return teleop_leader.run(args)
     if not os.isatty(sys.stdin.fileno()):
         raise UsageError("bb-robot teleop reads keys from a terminal: run it in one (ssh works)")
     from bb_robot.nodes.teleop import TeleopClient

@@ -17,7 +17,7 @@ from helpers.bus_helpers import LATENCY
 from bb_robot.bringup.config import read_config
 from bb_robot.buses.emulator import BusEmulator
 from bb_robot.buses.emulator_control import move_joint
-from bb_robot.buses.emulator_faults import Fault
+from bb_robot.buses.emulator_faults import Fault, Faults
 from bb_robot.buses.feetech import FEETECH
 from bb_robot.buses.leader import ENGAGE_SPEED, JointMap, LeaderArm, LeaderConfig, LeaderError, Ramp, TeleopLoop
 from bb_robot.buses.transport import Bus
@@ -66,6 +66,19 @@ def test_the_ramp_does_not_make_up_for_a_stall_and_chases_a_moving_target() -> N
         position = command["a"]
     ramp.disengage()
     assert not ramp.engaged and not ramp.tracking
+
+
+def test_the_ramp_waits_for_a_follower_that_lags_by_more_than_its_lead() -> None:
+    ramp = Ramp(lead=0.05)
+    ramp.engage({"a": 0.0})
+    measured = {"a": 0.0}
+    for _ in range(100):  # the follower does not move (its driver stalled): the command stops at the lead
+        command = ramp.step({"a": 1.0}, 0.005, measured)
+        assert command["a"] <= 0.05 + ENGAGE_SPEED * 0.005 + 1e-12
+    assert ramp.waiting_for == "a" and not ramp.tracking
+    measured["a"] = command["a"]  # it caught up: the ramp goes on at its speed
+    assert ramp.step({"a": 1.0}, 0.005, measured)["a"] == pytest.approx(command["a"] + ENGAGE_SPEED * 0.005)
+    assert ramp.waiting_for == ""
 
 
 # ---------------------------------------------------------------------- the map and the config
@@ -131,6 +144,21 @@ def test_the_leader_is_read_through_its_calibration_with_torque_off(leader: BusE
     assert not any(s.torque for s in leader.servos.values()), "reading the leader turned torque on"
 
 
+def test_a_leader_servo_missing_at_start_is_named_and_torque_stays_off() -> None:
+    emulator = BusEmulator.so101(read_config("so101_leader.yaml").path.parent / "so101_leader_calibration.json",
+                                 timing=False, faults=Faults(missing={3}))  # fmt: skip
+    emulator.start()
+    bus = Bus.open(emulator.path, FEETECH, baud=1_000_000, latency=LATENCY, retries=0)
+    try:
+        with pytest.raises(LeaderError, match=r"the leader: .*servo ID\(s\) 3 \(elbow_flex\) did not answer") as error:
+            LeaderArm(bus, shipped(emulator.path), LIMITS).start()
+        assert error.value.kind == "start"
+        assert not any(s.torque for s in emulator.servos.values())
+    finally:
+        bus.close()
+        emulator.stop()
+
+
 def test_a_failed_leader_read_gives_no_pose_and_is_counted(leader: BusEmulator, arm: LeaderArm) -> None:
     leader.faults.inject(Fault.DROP, 3, 5)  # more than the retries: wrist_roll misses this read
     assert arm.read() is None and arm.failures == 1
@@ -152,6 +180,7 @@ class Recorder:
 
     def send(self, positions: Mapping[str, float]) -> None:
         self.sent.append(dict(positions))
+        self.measured.update(positions)  # a follower that is where it was sent
 
 
 def test_the_loop_ramps_then_tracks_and_stops_when_disarmed(leader: BusEmulator, arm: LeaderArm) -> None:
