@@ -7,14 +7,11 @@ keyboard and the screen and never imports rclpy.
 from __future__ import annotations
 
 import json
-import threading
 
-import rclpy
 from geometry_msgs.msg import PoseStamped, TwistStamped
-from rclpy.executors import SingleThreadedExecutor
 from std_msgs.msg import String
 
-from bb_robot.nodes.executor import end_context
+from bb_robot.nodes.background import BackgroundNode
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS
 
 
@@ -29,27 +26,15 @@ class TeleopClient:
         prefix = "/" + namespace.strip("/") if namespace.strip("/") else ""
         self.twist_topic = f"{prefix}/driver/twist_commands"
         self.pose_topic = f"{prefix}/description/tip_pose"
-        self._context = rclpy.context.Context()
-        rclpy.init(context=self._context)
-        self._node = rclpy.create_node("bb_robot_teleop", context=self._context)
+        self.pose: tuple[str, tuple[float, ...], tuple[float, ...]] | None = None
+        #: The description's tool frame (its tip link, with the frame prefix), once known.
+        self.tool_frame = ""
+        self._background = BackgroundNode("bb_robot_teleop", "bb_robot-teleop")
+        self._node = self._background.node
         self._publisher = self._node.create_publisher(TwistStamped, self.twist_topic, DEFAULT_QOS)
         self._node.create_subscription(PoseStamped, self.pose_topic, self._on_pose, DEFAULT_QOS)
         serial = f"{prefix}/description/serial_manipulator"
         self._node.create_subscription(String, serial, self._on_serial, LATCHED_QOS)
-        self.pose: tuple[str, tuple[float, ...], tuple[float, ...]] | None = None
-        #: The description's tool frame (its tip link, with the frame prefix), once known.
-        self.tool_frame = ""
-        self._executor = SingleThreadedExecutor(context=self._context)
-        self._executor.add_node(self._node)
-        self._thread = threading.Thread(target=self._spin, name="bb_robot-teleop", daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            while self._context.ok():
-                self._executor.spin_once(timeout_sec=0.05)
-        except Exception:  # noqa: BLE001 - shutting down
-            pass
 
     def _on_pose(self, msg: PoseStamped) -> None:
         p, q = msg.pose.position, msg.pose.orientation
@@ -82,11 +67,4 @@ class TeleopClient:
 
     def close(self) -> None:
         """Destroy the node and its context (never raises)."""
-        try:
-            self._executor.shutdown(timeout_sec=0.5)
-            self._node.destroy_node()
-            rclpy.shutdown(context=self._context)
-        except Exception:  # noqa: BLE001 - best effort at exit
-            pass
-        self._thread.join(1.0)
-        end_context(self._context)  # (its middleware participant deleted now, not at exit)
+        self._background.close()

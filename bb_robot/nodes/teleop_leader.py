@@ -10,21 +10,17 @@ request.  :mod:`bb_robot.cli.teleop_leader` owns the loop and the leader's bus, 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Mapping
 
-import rclpy
 from rclpy.client import Client
-from rclpy.executors import SingleThreadedExecutor
-from rclpy.signals import SignalHandlerOptions
 from sensor_msgs.msg import JointState
 from std_msgs.msg import String
 from std_srvs.srv import Trigger
 
 from bb_robot.errors import BbRobotError
 from bb_robot.loading.load import load_text
-from bb_robot.nodes.executor import end_context
+from bb_robot.nodes.background import BackgroundNode
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS
 
 
@@ -41,32 +37,21 @@ class FollowerClient:
         self.states_topic = f"{prefix}/joint_states"
         self.arm_service = f"{prefix}/driver/arm"
         self.description_topic = f"{prefix}/robot_description"
-        self._context = rclpy.context.Context()
-        # The command's own SIGINT / SIGTERM handlers stop the stream (bb_robot.cli.teleop_leader).
-        rclpy.init(context=self._context, signal_handler_options=SignalHandlerOptions.NO)
-        self._node = rclpy.create_node("bb_robot_teleop_leader", context=self._context)
-        self._publisher = self._node.create_publisher(JointState, self.command_topic, DEFAULT_QOS)
-        self._node.create_subscription(JointState, self.states_topic, self._on_states, DEFAULT_QOS)
-        self._node.create_subscription(String, f"{prefix}/driver/arm_state", self._on_arm_state, LATCHED_QOS)
-        self._node.create_subscription(String, self.description_topic, self._on_description, LATCHED_QOS)
-        self._arm_client: Client = self._node.create_client(Trigger, self.arm_service)
         self._pose: dict[str, float] | None = None
         self.arm_state = ""
         #: The follower's joint limits (rad) from its robot_description, once it came.
         self.limits: dict[str, tuple[float, float]] | None = None
         self.description_error = ""
         self._message = JointState()
-        self._executor = SingleThreadedExecutor(context=self._context)
-        self._executor.add_node(self._node)
-        self._thread = threading.Thread(target=self._spin, name="bb_robot-teleop-leader", daemon=True)
-        self._thread.start()
-
-    def _spin(self) -> None:
-        try:
-            while self._context.ok():
-                self._executor.spin_once(timeout_sec=0.05)
-        except Exception:  # noqa: BLE001 - shutting down
-            pass
+        # (What the callbacks fill is set before the node spins.) The command's own SIGINT / SIGTERM
+        # handlers stop the stream (bb_robot.cli.teleop_leader).
+        self._background = BackgroundNode("bb_robot_teleop_leader", "bb_robot-teleop-leader", signals=False)
+        self._node = self._background.node
+        self._publisher = self._node.create_publisher(JointState, self.command_topic, DEFAULT_QOS)
+        self._node.create_subscription(JointState, self.states_topic, self._on_states, DEFAULT_QOS)
+        self._node.create_subscription(String, f"{prefix}/driver/arm_state", self._on_arm_state, LATCHED_QOS)
+        self._node.create_subscription(String, self.description_topic, self._on_description, LATCHED_QOS)
+        self._arm_client: Client = self._node.create_client(Trigger, self.arm_service)
 
     def _on_states(self, msg: JointState) -> None:
         if len(msg.position) == len(msg.name):
@@ -131,11 +116,4 @@ class FollowerClient:
 
     def close(self) -> None:
         """Destroy the node and its context (never raises)."""
-        try:
-            self._executor.shutdown(timeout_sec=0.5)
-            self._node.destroy_node()
-            rclpy.shutdown(context=self._context)
-        except Exception:  # noqa: BLE001 - best effort at exit
-            pass
-        self._thread.join(1.0)
-        end_context(self._context)
+        self._background.close()
