@@ -12,7 +12,6 @@ loss and return, and ``/diagnostics``.  docs/buses.md ("The bridge") describes i
 
 from __future__ import annotations
 
-import functools
 import math
 import sys
 import threading
@@ -34,6 +33,7 @@ from bb_robot.buses.dynamixel import DYNAMIXEL
 from bb_robot.buses.feetech import FEETECH
 from bb_robot.buses.transport import Bus, BusError
 from bb_robot.common.parameters import ParameterSpec
+from bb_robot.nodes.bus_commands import CommandTopics
 from bb_robot.nodes.executor import serve
 from bb_robot.ros.parameters import declared_value, descriptor
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_BEST_EFFORT_QOS
@@ -210,7 +210,7 @@ class BusNode(Node):
         self.armed_count = 0
         self.armed_at_loss = 0
         self.entries: dict[str, tuple[Any, JointState]] = {}
-        self.subscriptions_: list[Any] = []
+        self.commands = CommandTopics(self, self.on_command)
         self.index_sub = self.create_subscription(String, str(self.values["index_topic"]), self.on_index, LATCHED_QOS)
         self.arm_sub = self.create_subscription(String, str(self.values["arm_state_topic"]), self.on_arm, LATCHED_QOS)
         self.diagnostics = self.create_publisher(DiagnosticArray, "/diagnostics", DEFAULT_QOS)
@@ -235,11 +235,9 @@ class BusNode(Node):
         import json
 
         index = json.loads(msg.data)
-        for sub in self.subscriptions_:
-            self.destroy_subscription(sub)
         for publisher, _ in self.entries.values():
             self.destroy_publisher(publisher)
-        self.subscriptions_, entries = [], {}
+        entries, topics = {}, {}
         configured = {s.joint for s in self.specs}
         for entry in index.get("actuators", []):
             joint = entry.get("joint")
@@ -248,12 +246,11 @@ class BusNode(Node):
             limits = entry.get("limits") or {}
             with self.lock:
                 self.bridge.set_limits(joint, limits.get("position_min"), limits.get("position_max"))
-            sub = self.create_subscription(
-                JointState, entry["command_topic"], functools.partial(self.on_command, joint), LATEST_BEST_EFFORT_QOS
-            )
-            self.subscriptions_.append(sub)
+            topics[joint] = entry["command_topic"]
             publisher = self.create_publisher(JointState, entry["state_topic"], LATEST_BEST_EFFORT_QOS)
             entries[joint] = (publisher, JointState(name=[entry["name"]]))
+        with self.lock:
+            self.commands.replace(topics)
         self.entries = entries
         absent = sorted(configured - set(entries))
         self.get_logger().info(
@@ -298,6 +295,7 @@ class BusNode(Node):
                     if self.bridge.gated and self.armed_count > self.armed_at_loss:
                         self.bridge.gated = False
                         self.get_logger().info("the driver is armed again: following commands")
+                    self.commands.take()
                     feedback = self.bridge.cycle()
                     if start >= next_poll:
                         next_poll = start + poll_period
@@ -424,6 +422,7 @@ class BusNode(Node):
         """Stop the loop and turn every servo's torque off (retried)."""
         self.stop.set()
         self.thread.join(timeout=5.0)
+        self.commands.destroy()
         if self.lost is not None:
             print(f"bus: {self.port} is lost: torque cannot be turned off (the servos keep their last goal)",
                   file=sys.stderr, flush=True)  # fmt: skip

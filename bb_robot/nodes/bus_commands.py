@@ -1,0 +1,102 @@
+"""The bus bridge's command topics, taken by its loop thread once a cycle rather than by the executor.
+
+The driver sends a position command per servo every cycle (``actuators.command_rate``, 200 Hz for
+the SO-101: 1200 messages a second). Through rclpy's executor each message costs a round of its
+own (the wait set rebuilt, the message taken, the callback called): hundreds of µs of Python
+each, most of the bridge's CPU (docs/benchmarks.md, the bridge). The topics keep only their
+latest message (depth 1) and the loop uses only the latest command of each joint, so the loop
+takes them itself at the start of each cycle, from subscriptions on a hidden node of its own
+(``_<bridge>_commands``) that no executor spins: a few µs a topic. Every message goes through
+the same check as before (:meth:`bb_robot.buses.bridge.Bridge.command`: finite positions only;
+other modes held, with a warning).
+
+Where ``take_message`` does not work as this rclpy's executor uses it, the subscriptions move to
+the bridge's own node and its executor takes them, as before (a warning says so).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import rclpy
+from rclpy.node import Node
+from sensor_msgs.msg import JointState
+
+from bb_robot.ros.qos import LATEST_BEST_EFFORT_QOS
+
+#: What is done with a command: ``(joint, message)``.
+Handler = Callable[[str, JointState], None]
+
+
+class CommandTopics:
+    """The command subscriptions of the configured joints.
+
+    Args:
+        owner: the bridge's node (its name, namespace and context; the fallback's home).
+        handle: called with each command taken (joint, message).
+    """
+
+    def __init__(self, owner: Node, handle: Handler) -> None:
+        self.owner = owner
+        self.handle = handle
+        self.direct = True
+        self.node: Node | None = rclpy.create_node(
+            f"_{owner.get_name()}_commands", namespace=owner.get_namespace(), context=owner.context,
+            use_global_arguments=False, start_parameter_services=False, enable_rosout=False,
+        )  # fmt: skip
+        self.subscriptions: list[tuple[str, Any]] = []
+
+    def replace(self, topics: dict[str, str]) -> None:
+        """Subscribe to ``topics`` (joint → command topic) instead of the previous ones (under the loop's lock)."""
+        self._drop()
+        for joint, topic in topics.items():
+            if self.direct and self.node is not None:
+                sub = self.node.create_subscription(JointState, topic, _untaken, LATEST_BEST_EFFORT_QOS)
+            else:
+                sub = self.owner.create_subscription(
+                    JointState, topic, lambda msg, j=joint: self.handle(j, msg), LATEST_BEST_EFFORT_QOS
+                )
+            self.subscriptions.append((joint, sub))
+
+    def take(self) -> None:
+        """Hand the latest command of each joint that has a new one to ``handle`` (from the loop thread)."""
+        if not self.direct:
+            return
+        for joint, sub in self.subscriptions:
+            try:
+                with sub.handle:
+                    taken = sub.handle.take_message(JointState, False)
+            except Exception as error:  # noqa: BLE001 - another rclpy: let the executor take them
+                self._fall_back(error)
+                return
+            if taken is not None:
+                self.handle(joint, taken[0])
+
+    def _fall_back(self, error: BaseException) -> None:
+        topics = {joint: sub.topic_name for joint, sub in self.subscriptions}
+        self.owner.get_logger().warning(
+            f"taking commands in the loop failed ({error!r}); the executor takes them from now on (more CPU)"
+        )
+        self._drop()
+        self.direct = False
+        self.replace(topics)
+
+    def _drop(self) -> None:
+        for _, sub in self.subscriptions:
+            (self.node if self.direct and self.node is not None else self.owner).destroy_subscription(sub)
+        self.subscriptions = []
+
+    def destroy(self) -> None:
+        """Drop the subscriptions and the hidden node."""
+        self._drop()
+        if self.node is not None:
+            self.node.destroy_node()
+            self.node = None
+
+
+def _untaken(_: JointState) -> None:
+    """The hidden node's callback: never called (no executor spins that node)."""
+
+
+__all__ = ["CommandTopics"]
