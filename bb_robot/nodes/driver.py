@@ -347,7 +347,7 @@ class DriverNode(LifecycleNode):
             core.servo = session.servo
             session.servo_inputs = ServoInputs(self, core, session.servo, self._warn)
         steps.lap("servo")
-        session.publishers = JointStatePublishers(self, prefix, joints, model.mimic)
+        session.publishers = JointStatePublishers(self, prefix, joints, model.mimic, backend, loaded.robot.root_link)
         session.services = [
             self.create_service(Trigger, "~/arm", lambda request, response: self._arming("arm", response)),
             self.create_service(Trigger, "~/disarm", lambda request, response: self._arming("disarm", response)),

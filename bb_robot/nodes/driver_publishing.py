@@ -1,4 +1,5 @@
-"""What a configured driver publishes about its joints: ``joint_states``, the sas topics, the limits.
+"""What a configured driver publishes about its joints: ``joint_states``, the sas topics, the limits
+(and the poses of the objects its backend simulates, on ``/tf``).
 
 At ``publish_rate`` above 0 the samples are published by a thread of their own
 (:class:`PublishThread`), not by an executor timer: a callback that takes long in the executor
@@ -20,10 +21,11 @@ from rclpy.publisher import Publisher
 from sensor_msgs.msg import JointState
 from std_msgs.msg import Float64MultiArray
 
-from bb_robot.driver.backends.base import JointSample
+from bb_robot.driver.backends.base import Backend, JointSample
 from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.model import Mimic
 from bb_robot.driver.timing.loop import RateLoop
+from bb_robot.nodes.driver_objects import ObjectFrames
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_RELIABLE_QOS
 
 
@@ -38,10 +40,22 @@ class JointStatePublishers:
         prefix: The sas topics' prefix (``robot_name``, or the robot's name).
         joints: The driven joints.
         mimic: The mimic joints published with them.
+        backend: The backend, whose objects' poses (if it simulates any) go on ``/tf`` with each
+            sample (:class:`~bb_robot.nodes.driver_objects.ObjectFrames`).
+        root_link: The robot's root link, their parent frame.
     """
 
-    def __init__(self, node: Node, prefix: str, joints: tuple[str, ...], mimic: Mapping[str, Mimic]) -> None:
+    def __init__(
+        self,
+        node: Node,
+        prefix: str,
+        joints: tuple[str, ...],
+        mimic: Mapping[str, Mimic],
+        backend: Backend | None = None,
+        root_link: str = "",
+    ) -> None:
         self._node = node
+        self._objects = ObjectFrames.of(node, backend, root_link)
         self._joints = joints
         self._mimic = dict(mimic)
         self._lock = threading.Lock()
@@ -78,6 +92,8 @@ class JointStatePublishers:
             self._last_stamp = self._gap_from = sample.stamp_ns
             age = time.monotonic_ns() - sample.stamp_ns
             self._publish_joint_states(sample, stale, self._node.get_clock().now().nanoseconds - age)
+            if self._objects is not None:
+                self._objects.publish(age)
             if self._limits is not None and sample.stamp_ns - self._limits_published_ns >= 1_000_000_000:
                 # Latched, and also repeated once a second for clients that subscribe volatile (sas).
                 self.publish_limits(self._limits)
@@ -133,6 +149,9 @@ class JointStatePublishers:
         """Destroy the publishers (not while a backend thread publishes a sample; never raises)."""
         with self._lock:
             publishers, self._publishers = self._publishers, {}
+            objects, self._objects = self._objects, None
+            if objects is not None:
+                objects.close()
             for publisher in publishers.values():
                 try:
                     self._node.destroy_publisher(publisher)

@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable, Sequence
 from rclpy.lifecycle import LifecycleNode, TransitionCallbackReturn
 from rclpy.node import Node
 
+from bb_robot.collision.world import model_world
 from bb_robot.driver.backends.base import Backend, BackendContext
 from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.core import DriverCore
@@ -173,6 +174,10 @@ def connect_backend(
             host=RosBackendHost(node),
             model_scope=loaded.scope,
             model_dirs=tuple(parameters.texts("model_dirs")),
+            world_objects=lambda: model_world(
+                loaded, parameters.text("collision.world"), parameters.texts("model_dirs")
+            ).bodies,
+            gripper_joints=tuple(parameters.texts("gripper.joints")),
         )
     )
     backend.connect(parameters.number("connect_timeout"))

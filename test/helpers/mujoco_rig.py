@@ -20,6 +20,7 @@ from bb_robot.driver.commands import limits as L
 from bb_robot.driver.commands.commands import CommandMode, CommandValidator
 from bb_robot.driver.core import CoreSettings, DriverCore
 from bb_robot.mjcf import actuated_joints
+from bb_robot.mjcf.bodies import SceneBody
 from bb_robot.model.robot import Robot
 from helpers.driver_rig import Clock
 
@@ -69,13 +70,23 @@ class Rig:
             self.core.disarm("test")
 
 
-def make_rig(robot: Robot, options: Mapping[str, Any] | None = None, *, armed: bool = True) -> Rig:
-    """A lockstep rig on ``robot``'s default driven joints; ``options`` are ``mujoco.*`` parameters."""
+def make_rig(
+    robot: Robot, options: Mapping[str, Any] | None = None, *, armed: bool = True, objects: Sequence[SceneBody] = ()
+) -> Rig:
+    """A lockstep rig on ``robot``'s default driven joints; ``options`` are ``mujoco.*`` parameters,
+    ``objects`` the world's objects (as ``collision.world`` gives them)."""
     clock = Clock()
     joints = actuated_joints(robot)
     limits = L.from_robot(robot, joints)
     context = BackendContext(
-        robot, joints, limits, RATE, logging.getLogger("test"), {"lockstep": True, **(options or {})}, clock=clock
+        robot,
+        joints,
+        limits,
+        RATE,
+        logging.getLogger("test"),
+        {"lockstep": True, **(options or {})},
+        clock=clock,
+        world_objects=lambda: tuple(objects),
     )
     backend = MujocoBackend(context)
     backend.connect(1.0)

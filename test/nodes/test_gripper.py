@@ -1,10 +1,13 @@
-"""The driver's ``~/gripper_cmd`` (control_msgs/GripperCommand) over real DDS, on the sim backend.
+"""The driver's ``~/gripper_cmd`` (control_msgs/GripperCommand) over real DDS, on the sim and mujoco backends.
 
 The driver runs as a child process with ``gripper.joints: [left_finger_joint]``; this process sends
 goals and judges from the joint states it receives: a goal with nothing between the fingers ends
 reached_goal with the fingers (and their mimic) at the goal; a cancel ends the goal with the
 fingers at rest short of it; a goal that makes no sense (NaN, a negative max_effort, a position
-outside the stroke) is refused, and nothing moves.
+outside the stroke) is refused, and nothing moves.  On mujoco a 4 cm cube of ``collision.world``
+rests on a table between the open fingers (its ``object/cube`` frame on /tf where statics puts it):
+closing on it stalls where the fingers meet its faces, judged from the finger actuator's force
+(``max_effort``), and a close that neither reaches nor stalls ends when canceled, squeezing the cube.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 from helpers.nodes import TIMEOUT, Probe, StartNode
 
@@ -21,6 +25,9 @@ from control_msgs.action import GripperCommand  # noqa: E402
 from rclpy.action import ActionClient  # noqa: E402
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy  # noqa: E402
 from sensor_msgs.msg import JointState  # noqa: E402
+from tf2_msgs.msg import TFMessage  # noqa: E402
+
+from bb_robot.model.serial import SerialManipulator  # noqa: E402
 
 BB_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
 VOLATILE = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.VOLATILE)
@@ -32,7 +39,7 @@ SUCCEEDED, CANCELED = 4, 5
 class Gripper:
     """A driver with a gripper, and this process's action client and joint states."""
 
-    def __init__(self, probe: Probe, start_node: StartNode) -> None:
+    def __init__(self, probe: Probe, start_node: StartNode, extra: dict[str, Any] | None = None) -> None:
         values: dict[str, Any] = {
             "model": str(BB_ARM),
             "autostart": True,
@@ -40,6 +47,7 @@ class Gripper:
             "command_timeout": 0.5,
             "collision.check": False,
             "gripper.joints": [FINGER],
+            **(extra or {}),
         }
         self.probe = probe
         self.node = start_node(values, module="bb_robot.nodes.driver", node="driver")
@@ -65,6 +73,10 @@ class Gripper:
         future = handle.get_result_async()
         assert self.probe.spin_until(future.done, TIMEOUT), f"no result:\n{self.node.log()}"
         return future.result()
+
+    def speed(self) -> float:
+        state = self.states[-1]
+        return abs(float(state.velocity[list(state.name).index(FINGER)]))
 
     def at_rest(self) -> bool:
         state = self.states[-1]
@@ -103,3 +115,94 @@ def test_reached_goal_when_empty_cancel_and_malformed_goals(probe: Probe, start_
     before = len(gripper.states)
     assert probe.spin_until(lambda: len(gripper.states) > before + 20)
     assert abs(gripper.position() - held) < 1e-9, "a refused goal moved the fingers"
+
+
+def tool_down(x: float, y: float, z: float) -> np.ndarray:
+    """The tcp at (x, y, z) pointing down (its z axis along the world's −z)."""
+    pose = np.diag([1.0, -1.0, -1.0, 1.0])
+    pose[:3, 3] = (x, y, z)
+    return pose
+
+
+def cube_between_the_fingers(tmp_path: Path) -> tuple[dict[str, Any], np.ndarray]:
+    """The mujoco driver's parameters with the arm's open fingers around a 4 cm, 0.1 kg cube on a table,
+    and where the cube's centre is."""
+    grasp = tool_down(0.45, 0.0, 0.15)
+    q = SerialManipulator.from_urdf(str(BB_ARM), tip="tcp").inverse(grasp, rng=1).q
+    centre = (grasp @ np.array([0.0, 0.0, -0.01, 1.0]))[:3]  # 1 cm up the fingers from the tcp
+    world = tmp_path / "cube.yaml"
+    world.write_text(
+        "obstacles:\n"
+        f"  - {{name: table, xyz: [0.4, 0.0, {float(centre[2] - SIDE / 2 - 0.02)!r}], box: [1.0, 1.0, 0.04]}}\n"
+        f"  - {{name: cube, xyz: {[float(v) for v in centre]}, box: {[SIDE] * 3}, mass: 0.1, friction: 1.0}}\n"
+    )
+    values = {
+        "backend": "mujoco",
+        "collision.world": str(world),
+        "mujoco.initial_positions": [*(float(v) for v in q), OPEN],
+        "mujoco.disarmed": "hold",
+        "gripper.stall_time": 60.0,  # stalled only from the actuator's force (max_effort)
+    }
+    return values, centre
+
+
+SIDE = 0.04
+#: Where the fingers meet a cube of SIDE: each finger's inner face is 5 mm from the middle at 0.
+CONTACT = SIDE / 2 - 0.005
+
+
+def test_on_mujoco_a_close_stalls_on_the_cube_and_a_cancel_holds_it(
+    probe: Probe, start_node: StartNode, tmp_path: Path
+) -> None:
+    values, centre = cube_between_the_fingers(tmp_path)
+    tf = probe.subscribe(TFMessage, "/tf", VOLATILE)
+    gripper = Gripper(probe, start_node, values)
+
+    def cube() -> Any:
+        for message in reversed(tf):
+            for transform in message.transforms:
+                if transform.child_frame_id == "object/cube":
+                    return transform
+        return None
+
+    # the cube rests on the table where it was put: its object/cube frame under the root link
+    assert probe.spin_until(lambda: cube() is not None), f"no object/cube on /tf:\n{gripper.node.log()}"
+    assert cube().header.frame_id == "base_link"
+    t = cube().transform.translation
+    assert np.allclose([t.x, t.y, t.z], centre, atol=5e-4), ([t.x, t.y, t.z], centre)
+    # a close with a force threshold: stalled on the cube's faces, judged from the actuator's force
+    handle, _ = gripper.send(CLOSED, 1.0)
+    assert handle.accepted
+    result = gripper.result(handle)
+    assert result.status == SUCCEEDED, gripper.node.log()
+    assert result.result.stalled and not result.result.reached_goal
+    assert abs(result.result.position - CONTACT) < 1.5e-3, result.result.position
+    assert abs(result.result.effort) >= 1.0
+    # empty again: open, reached
+    handle, _ = gripper.send(OPEN)
+    result = gripper.result(handle)
+    assert result.status == SUCCEEDED and result.result.reached_goal and not result.result.stalled
+    # a close without a threshold neither reaches (the cube is in the way) nor stalls: canceled
+    handle, feedback = gripper.send(CLOSED)
+    assert probe.spin_until(lambda: bool(feedback) and abs(gripper.position() - CONTACT) < 1.5e-3)
+    cancel = handle.cancel_goal_async()
+    assert probe.spin_until(cancel.done)
+    result = gripper.result(handle)
+    assert result.status == CANCELED and not result.result.reached_goal
+    assert probe.spin_until(lambda: gripper.speed() < 1e-4), "the fingers did not come to rest"
+    held = gripper.position()
+    assert abs(held - CONTACT) < 1.5e-3
+    # goals that make no sense: refused, nothing moves (the fingers stay on the cube)
+    for position, effort, why in (
+        (math.nan, 10.0, "not a finite number"),
+        (CLOSED, -1.0, "max_effort -1"),
+        (0.5, 10.0, "outside joint 'left_finger_joint''s range"),
+    ):
+        handle, _ = gripper.send(position, effort)
+        assert not handle.accepted
+        gripper.node.wait_for_log(why)
+    before = len(gripper.states)
+    assert probe.spin_until(lambda: len(gripper.states) > before + 20)
+    assert abs(gripper.position() - held) < 1e-4, "a refused goal moved the fingers"
+    t = cube().transform.translation
+    assert np.allclose([t.x, t.y, t.z], centre, atol=1e-3), "the squeezed cube moved"

@@ -55,6 +55,7 @@ from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import BackendError
+from bb_robot.mjcf.bodies import SceneBody
 from bb_robot.model.robot import Robot
 
 FloatArray = npt.NDArray[np.float64]
@@ -105,7 +106,10 @@ class BackendContext:
     ``None`` outside a node (the core's tests).
     ``model_scope`` is the SDF model the robot was selected as (``a::b::c``; ``""`` otherwise)
     and ``model_dirs`` the directories the model's includes were searched in, for backends that
-    read the file again.
+    read the file again.  ``world_objects`` reads the objects of the driver's ``collision.world``
+    (static and movable, :class:`~bb_robot.mjcf.bodies.SceneBody`) for backends that simulate
+    them; it raises :class:`~bb_robot.errors.BbRobotError` naming the file when it cannot.
+    ``gripper_joints`` are the driver's ``gripper.joints`` (a simulator stops their fingers at objects).
     """
 
     robot: Robot
@@ -119,6 +123,22 @@ class BackendContext:
     host: BackendHost | None = None
     model_scope: str = ""
     model_dirs: tuple[str, ...] = ()
+    world_objects: Callable[[], tuple[SceneBody, ...]] = tuple
+    gripper_joints: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectPoses:
+    """The measured poses of the objects a backend simulates, in the robot's root-link frame.
+
+    ``names`` (the objects of ``collision.world``), ``positions`` (n × 3, m), ``quaternions``
+    (n × 4, x y z w), ``stamp_ns`` (the driver's monotonic clock, when they were measured).
+    """
+
+    names: tuple[str, ...]
+    positions: FloatArray
+    quaternions: FloatArray
+    stamp_ns: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -327,6 +347,11 @@ class Backend(ABC):
     def send_trajectory(self, trajectory: Trajectory) -> None:
         """Execute a whole trajectory (only called when ``capabilities.trajectories``)."""
         raise BackendError(f"backend '{self.name}' does not execute trajectories itself")
+
+    def object_poses(self) -> ObjectPoses | None:
+        """The objects' latest measured poses (any thread: a value the loop thread set whole), or ``None``
+        for a backend that simulates no objects (the default)."""
+        return None
 
 
 # ------------------------------------------------------------------------------ registry

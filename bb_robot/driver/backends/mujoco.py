@@ -34,6 +34,7 @@ import numpy as np
 
 from bb_robot.common.parameters import configure_parameter
 from bb_robot.driver.backends import _mujoco_servos as servos
+from bb_robot.driver.backends._mujoco_objects import MujocoObjects
 from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
     Backend,
@@ -43,6 +44,7 @@ from bb_robot.driver.backends.base import (
     Health,
     HealthLevel,
     JointSample,
+    ObjectPoses,
     ParameterSpec,
 )
 from bb_robot.driver.backends.host import ClockOutput
@@ -50,6 +52,7 @@ from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import JointLimitTable, braking_speeds
 from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.errors import BackendError
+from bb_robot.errors import BbRobotError
 from bb_robot.mjcf import MjcfOptions, MjcfWriteError, robot_to_mjcf
 
 if TYPE_CHECKING:
@@ -210,6 +213,9 @@ class MujocoBackend(Backend):
         self._rtf = float("nan")
         #: ``/clock`` through the node's host in lockstep (its ``open_clock`` port).
         self._clock_output: ClockOutput | None = None
+        #: The world's objects in the physics (``collision.world``), and their latest poses.
+        self.objects: MujocoObjects | None = None
+        self._object_poses: ObjectPoses | None = None
 
     @property
     def capabilities(self) -> Capabilities:
@@ -235,6 +241,10 @@ class MujocoBackend(Backend):
             raise BackendError(f"backend 'mujoco' needs the mujoco package (pip install mujoco): {error}") from None
         floor = None if self.floor == "auto" else self.floor == "true"
         try:
+            bodies = self.context.world_objects()
+        except BbRobotError as error:
+            raise BackendError(f"the objects of collision.world cannot be simulated: {error}") from None
+        try:
             document = robot_to_mjcf(
                 self.robot,
                 MjcfOptions(
@@ -243,6 +253,7 @@ class MujocoBackend(Backend):
                     self_collide=self.self_collide,
                     actuated=self.joint_names,
                     search_dirs=self.context.model_dirs,
+                    bodies=bodies,
                 ),
             )
         except MjcfWriteError as error:
@@ -269,6 +280,8 @@ class MujocoBackend(Backend):
         ]
         self._mj = mujoco
         self.model, self.data = model, data
+        self.objects = MujocoObjects(model, bodies) if bodies else None
+        self._object_poses = self.objects.measure(data, 0) if self.objects is not None else None
         self._qadr = np.array([model.joint(n).qposadr[0] for n in self.joint_names], dtype=np.intp)
         self._dadr = np.array([model.joint(n).dofadr[0] for n in self.joint_names], dtype=np.intp)
         self._actuators = np.array([model.actuator(n).id for n in self.joint_names], dtype=np.intp)
@@ -409,6 +422,8 @@ class MujocoBackend(Backend):
             if self._clock_output is not None:
                 self._clock_output.publish(self.sim_time_ns())
         self._stamps[:] = now_ns
+        if self.objects is not None:
+            self._object_poses = self.objects.measure(data, now_ns)
         return JointSample(
             data.qpos[self._qadr].copy(),
             data.qvel[self._dadr].copy(),
@@ -416,6 +431,9 @@ class MujocoBackend(Backend):
             self._stamps.copy(),
             now_ns,
         )
+
+    def object_poses(self) -> ObjectPoses | None:
+        return self._object_poses
 
     def step(self, count: int = 1) -> None:
         """Advance the simulation by ``count`` physics steps with the current command (tests, benchmarks)."""

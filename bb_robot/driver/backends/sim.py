@@ -35,6 +35,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from bb_robot.common.parameters import configure_parameter
+from bb_robot.driver.backends._sim_objects import SimObjects
 from bb_robot.driver.backends._simulated import INITIAL_POSITIONS, MAX_GAP, start_positions
 from bb_robot.driver.backends.base import (
     Backend,
@@ -43,6 +44,7 @@ from bb_robot.driver.backends.base import (
     Capabilities,
     Health,
     JointSample,
+    ObjectPoses,
     ParameterSpec,
 )
 from bb_robot.driver.commands.commands import CommandMode
@@ -92,6 +94,7 @@ class SimBackend(Backend):
         self._time_ns: int | None = None
         self._stamps = np.zeros(n, dtype=np.int64)
         self._connected = False
+        self.objects: SimObjects | None = None  # the world's objects (fingers stop at them, carry them)
         self.gaps = 0
         self.max_step = self.number_option("max_step")
         self.max_gap = self.number_option("max_gap")
@@ -113,6 +116,7 @@ class SimBackend(Backend):
         self._target_acceleration = np.zeros(n)
         self._position_mode = np.ones(n, dtype=bool)
         self._time_ns = None
+        self.objects = SimObjects.of(self.context)
         self._connected = True
 
     def disconnect(self) -> None:
@@ -138,6 +142,7 @@ class SimBackend(Backend):
         if self._time_ns is None:
             self._time_ns = now_ns
         elapsed = (now_ns - self._time_ns) * 1e-9
+        start = self._position
         if elapsed > self.max_gap:
             self.gaps += 1
         elif elapsed > 0:
@@ -146,9 +151,14 @@ class SimBackend(Backend):
             t = self._time_ns
             for s in range(1, steps + 1):
                 self._step(dt, (t - self._command_ns) * 1e-9 + s * dt)
+        if self.objects is not None:
+            self.objects.constrain(start, self._position, self._velocity, now_ns)
         self._time_ns = now_ns
         self._stamps[:] = now_ns
         return JointSample(self._position.copy(), self._velocity.copy(), None, self._stamps.copy(), now_ns)
+
+    def object_poses(self) -> ObjectPoses | None:
+        return self.objects.poses() if self.objects is not None else None
 
     def write(self, command: BackendCommand, now_ns: int) -> None:
         modes = command.modes
