@@ -40,7 +40,8 @@ MAX_STEP_TIME = 0.02
 #: than this, however long the stall (its bridge would otherwise make up the lost time at its speed
 #: limit, 2 rad/s); at 0.5 rad/s it leaves 0.1 s for a command to come back as a measurement.
 RAMP_LEAD = 0.05
-#: A failed leader read is named at most once in this many seconds (the count of the others with it).
+#: A failed leader read of the same servos is named at most once in this many seconds (the count of the
+#: others with it); other servos are named at once.
 FAILURE_REPEAT = 1.0
 #: Seconds the ramp may wait for the follower before the loop says so (once).
 WAIT_WARNING = 1.0
@@ -289,6 +290,7 @@ class LeaderArm:
         self.clock = clock
         self._said_at: float | None = None
         self._said_failures = 0
+        self._said_missing = ""
         self.bridge = Bridge(bus, config.specs, silence_timeout=0.0)
         self.failures = 0
         self._failing = False
@@ -345,10 +347,13 @@ class LeaderArm:
         self._said += [event for event in self.bridge.events.take() if event[0] == "error"]
         if len(feedback) < len(self.bridge.servos):
             self.failures += 1
+            answered = {item.joint for item in feedback}
+            missing = ", ".join(f"{s.id} ({s.joint})" for s in self.config.specs if s.joint not in answered)
             now = self.clock()
-            if not self._failing and (self._said_at is None or now - self._said_at >= FAILURE_REPEAT):
-                answered = {item.joint for item in feedback}
-                missing = ", ".join(f"{s.id} ({s.joint})" for s in self.config.specs if s.joint not in answered)
+            repeat = (
+                missing == self._said_missing and self._said_at is not None and now - self._said_at < FAILURE_REPEAT
+            )
+            if not self._failing and not repeat:
                 since = (
                     ""
                     if self._said_at is None
@@ -356,7 +361,7 @@ class LeaderArm:
                 )
                 self._said.append(("warn", f"servo(s) {missing} did not answer ({self.bridge.bus.stats.last_error}): "
                                    f"no leader pose this cycle, nothing sent{since}"))  # fmt: skip
-                self._said_at, self._said_failures = now, self.failures
+                self._said_at, self._said_failures, self._said_missing = now, self.failures, missing
             self._failing = True
             return None
         self._failing = False
