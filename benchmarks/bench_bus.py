@@ -20,7 +20,11 @@ emulators, this process standing in for the driver (the actuator index, and a po
 servo at 200 Hz, as ``actuators.command_rate`` sends them): its CPU (user + system, from
 ``/proc/<pid>/stat``) at its configured 200 Hz, and, with ``rate: 0``, its achieved rate
 unthrottled (from its own ``/diagnostics``) as a ratio to the same ceiling, with its p99 cycle time.
-Targets: under 15 % of a core at 200 Hz; the ratio as for the Bus (≥ 0.8).  Prints a
+Targets: under 15 % of a core at 200 Hz; the ratio as for the Bus (≥ 0.8).
+
+**Leader-follower teleop** (``bb-robot teleop --leader``, :mod:`_teleop_bench`): the leader's reads
+per second and the p99 latency from a leader read to the follower's goal write of its value, on
+two emulators with the timing model.  Targets: ≥ 200 Hz, p99 ≤ 10 ms.  Prints a
 Markdown report and rewrites the ``bench_bus`` section of ``docs/benchmarks.md``.  Numbers are
 measurements, never assertions.
 """
@@ -39,6 +43,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common  # noqa: E402
+import _teleop_bench  # noqa: E402
 
 from bb_robot.buses.dynamixel import DYNAMIXEL  # noqa: E402
 from bb_robot.buses.feetech import FEETECH  # noqa: E402
@@ -294,6 +299,12 @@ def main(argv: list[str] | None = None) -> int:
         verdicts.append(("met" if free["rate"] * limit >= 0.8 else "missed",
                          f"{protocol}: the bridge unthrottled at {free['rate'] * limit:.3f} of the ceiling, "
                          "target ≥ 0.8"))  # fmt: skip
+    teleop = _teleop_bench.teleop_run(10.0 if args.quick else 30.0, _common.REPO_ROOT / "log")
+    verdicts.append(("met" if teleop["read_rate"] >= 200 else "missed",
+                     f"teleop: the leader read at {teleop['read_rate']:.0f} Hz, target ≥ 200 Hz"))  # fmt: skip
+    verdicts.append(("met" if teleop["p99"] <= 0.010 else "missed",
+                     f"teleop: p99 {teleop['p99'] * 1e3:.1f} ms from a leader read to the follower's goal write, "
+                     "target ≤ 10 ms"))  # fmt: skip
     lines = _common.report_head(
         "Servo buses: a 6-servo sync-read + sync-write cycle against the vendors' SDKs (`benchmarks/bench_bus.py`)",
         f"({'quick' if args.quick else 'full'} run: {cycles} cycles per party and protocol, interleaved in blocks "
@@ -358,6 +369,43 @@ def main(argv: list[str] | None = None) -> int:
         "second in a spin of its own (compare the CPU unthrottled, at a higher loop rate, with the CPU at 200 Hz); "
         "the loop's own share is the Bus's CPU per cycle above times the rate. On a machine loaded beyond its "
         "CPU count the loop also misses its 200 Hz (the achieved column): its cycles wait for a CPU.",
+        "",
+        "### Leader-follower teleop (`bb-robot teleop --leader`): leader to follower",
+        "",
+        _common.markdown_table(
+            [
+                "leader reads",
+                "follower goal writes",
+                "new follower goals",
+                "read → goal write: median",
+                "p99",
+                "matched",
+                "seconds",
+            ],
+            [
+                [
+                    f"{teleop['read_rate']:.0f} Hz",
+                    f"{teleop['write_rate']:.0f} Hz",
+                    f"{teleop['goal_rate']:.0f} Hz",
+                    _common.format_seconds(teleop["median"]),
+                    _common.format_seconds(teleop["p99"]),
+                    f"{teleop['matched']:.0f}",
+                    f"{teleop['seconds']:.0f}",
+                ]
+            ],
+            "rrrrrrr",
+        ),  # fmt: skip
+        "",
+        "Two emulators in this process with the timing model (so one clock stamps both): the leader "
+        "(`--arm so101_leader`) and the follower; `bb-robot up --config so101.yaml --bus-port <follower> "
+        "--no-planning` and `bb-robot teleop --leader --leader-port <leader> --arm` as processes of their own. "
+        "Once teleop tracks, the leader's shoulder_pan is moved by hand between ±0.5 rad at 1 rad/s. *Leader "
+        "reads*: teleop's sync reads per second. *Read → goal write*: for each new shoulder_pan goal the "
+        "follower's bridge writes, the time since the leader read at which the leader reached it (its present "
+        "position through the leader's calibration to an angle, through the follower's to ticks); its path: "
+        "teleop's read, the command on the driver's `~/joint_commands`, the driver's next cycle (so101.yaml: "
+        "`immediate_commands: false`, 200 Hz), the "
+        "actuator topic, the bridge's next cycle (200 Hz) and its sync write. *Matched*: the goals so timed.",
         "",
         f"Load average {load_start} at start, {_common.load_average()} at the end.",
     ]
