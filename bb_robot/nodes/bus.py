@@ -35,6 +35,7 @@ from bb_robot.buses.transport import Bus, BusError
 from bb_robot.common.parameters import ParameterSpec
 from bb_robot.nodes.bus_commands import CommandTopics
 from bb_robot.nodes.executor import serve
+from bb_robot.nodes.joint_state_wire import FeedbackMessage, FeedbackWire, matches_rclpy
 from bb_robot.ros.parameters import declared_value, descriptor
 from bb_robot.ros.qos import DEFAULT_QOS, LATCHED_QOS, LATEST_BEST_EFFORT_QOS
 
@@ -209,7 +210,9 @@ class BusNode(Node):
         self.arm_state = ""
         self.armed_count = 0
         self.armed_at_loss = 0
-        self.entries: dict[str, tuple[Any, JointState]] = {}
+        self.entries: dict[str, tuple[Any, FeedbackWire | FeedbackMessage]] = {}
+        #: Feedback as bytes where they match this rclpy's serialiser (joint_state_wire), else message objects.
+        self.feedback_bytes = matches_rclpy("joint")
         self.commands = CommandTopics(self, self.on_command)
         self.index_sub = self.create_subscription(String, str(self.values["index_topic"]), self.on_index, LATCHED_QOS)
         self.arm_sub = self.create_subscription(String, str(self.values["arm_state_topic"]), self.on_arm, LATCHED_QOS)
@@ -248,7 +251,8 @@ class BusNode(Node):
                 self.bridge.set_limits(joint, limits.get("position_min"), limits.get("position_max"))
             topics[joint] = entry["command_topic"]
             publisher = self.create_publisher(JointState, entry["state_topic"], LATEST_BEST_EFFORT_QOS)
-            entries[joint] = (publisher, JointState(name=[entry["name"]]))
+            wire = FeedbackWire if self.feedback_bytes else FeedbackMessage
+            entries[joint] = (publisher, wire(entry["name"]))
         with self.lock:
             self.commands.replace(topics)
         self.entries = entries
@@ -258,9 +262,9 @@ class BusNode(Node):
             + (f"; the index has no actuator for joint(s) {', '.join(absent)}" if absent else "")
         )
 
-    def on_command(self, joint: str, msg: JointState) -> None:
-        if len(msg.position) == 1:
-            self.bridge.command(joint, float(msg.position[0]))
+    def on_command(self, joint: str, positions: Sequence[float]) -> None:
+        if len(positions) == 1:
+            self.bridge.command(joint, float(positions[0]))
         elif self.entries.get(joint) is not None:
             self.get_logger().warning(
                 f"{joint}: only position commands are followed (actuators.modes: [position]); holding",
@@ -306,14 +310,12 @@ class BusNode(Node):
                 else:
                     self.get_logger().error(str(error), throttle_duration_sec=1.0)
                 continue
-            stamp = self.get_clock().now().to_msg()
+            sec, nanosec = divmod(self.get_clock().now().nanoseconds, 1_000_000_000)
             for item in feedback:
                 entry = self.entries.get(item.joint)
                 if entry is not None:
-                    publisher, message = entry
-                    message.header.stamp = stamp
-                    message.position, message.velocity = [item.position], [item.velocity]
-                    publisher.publish(message)
+                    publisher, wire = entry
+                    publisher.publish(wire.write(sec, nanosec, item.position, item.velocity))
             self.log_events()
             self.stats.record(start, time.monotonic() - start)
 

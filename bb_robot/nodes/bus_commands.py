@@ -6,9 +6,11 @@ own (the wait set rebuilt, the message taken, the callback called): hundreds of 
 each, most of the bridge's CPU (docs/benchmarks.md, the bridge). The topics keep only their
 latest message (depth 1) and the loop uses only the latest command of each joint, so the loop
 takes them itself at the start of each cycle, from subscriptions on a hidden node of its own
-(``_<bridge>_commands``) that no executor spins: a few µs a topic. Every message goes through
-the same check as before (:meth:`bb_robot.buses.bridge.Bridge.command`: finite positions only;
-other modes held, with a warning).
+(``_<bridge>_commands``) that no executor spins: a few µs a topic. It takes them as bytes and
+reads their positions from those (:mod:`bb_robot.nodes.joint_state_wire`), without building
+message objects. Every command goes through the same check as before
+(:meth:`bb_robot.buses.bridge.Bridge.command`: finite positions only; other modes held, with a
+warning).
 
 Where ``take_message`` does not work as this rclpy's executor uses it, the subscriptions move to
 the bridge's own node and its executor takes them, as before (a warning says so).
@@ -16,17 +18,19 @@ the bridge's own node and its executor takes them, as before (a warning says so)
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import rclpy
 from rclpy.node import Node
+from rclpy.serialization import deserialize_message
 from sensor_msgs.msg import JointState
 
+from bb_robot.nodes.joint_state_wire import matches_rclpy, positions_of
 from bb_robot.ros.qos import LATEST_BEST_EFFORT_QOS
 
-#: What is done with a command: ``(joint, message)``.
-Handler = Callable[[str, JointState], None]
+#: What is done with a command: ``(joint, its positions)``.
+Handler = Callable[[str, Sequence[float]], None]
 
 
 class CommandTopics:
@@ -34,13 +38,15 @@ class CommandTopics:
 
     Args:
         owner: the bridge's node (its name, namespace and context; the fallback's home).
-        handle: called with each command taken (joint, message).
+        handle: called with each command taken (joint, its positions).
     """
 
     def __init__(self, owner: Node, handle: Handler) -> None:
         self.owner = owner
         self.handle = handle
         self.direct = True
+        #: Whether commands are taken as bytes and their positions read from them (joint_state_wire).
+        self.raw = matches_rclpy("joint")
         self.node: Node | None = rclpy.create_node(
             f"_{owner.get_name()}_commands", namespace=owner.get_namespace(), context=owner.context,
             use_global_arguments=False, start_parameter_services=False, enable_rosout=False,
@@ -55,7 +61,7 @@ class CommandTopics:
                 sub = self.node.create_subscription(JointState, topic, _untaken, LATEST_BEST_EFFORT_QOS)
             else:
                 sub = self.owner.create_subscription(
-                    JointState, topic, lambda msg, j=joint: self.handle(j, msg), LATEST_BEST_EFFORT_QOS
+                    JointState, topic, lambda msg, j=joint: self.handle(j, msg.position), LATEST_BEST_EFFORT_QOS
                 )
             self.subscriptions.append((joint, sub))
 
@@ -66,12 +72,19 @@ class CommandTopics:
         for joint, sub in self.subscriptions:
             try:
                 with sub.handle:
-                    taken = sub.handle.take_message(JointState, False)
+                    taken = sub.handle.take_message(JointState, self.raw)
             except Exception as error:  # noqa: BLE001 - another rclpy: let the executor take them
                 self._fall_back(error)
                 return
-            if taken is not None:
-                self.handle(joint, taken[0])
+            if taken is None:
+                continue
+            if not self.raw:
+                self.handle(joint, taken[0].position)
+                continue
+            positions = positions_of(taken[0])
+            if positions is None:  # not little-endian CDR: rclpy's deserialiser reads it
+                positions = deserialize_message(taken[0], JointState).position
+            self.handle(joint, positions)
 
     def _fall_back(self, error: BaseException) -> None:
         topics = {joint: sub.topic_name for joint, sub in self.subscriptions}
