@@ -105,10 +105,10 @@ def sdf_bodies(
 ) -> tuple[SceneBody, ...]:
     """The objects of an SDF world: every top-level model except ``robot_model``, in the robot's root frame.
 
-    A model that is not ``<static>``, with one link whose ``<inertial><mass>`` is positive, is one
-    movable object named as the model, with that mass and the first ``<surface><friction><ode><mu>``
-    of its collisions; every other model is static, an object per link named ``<model>/<link>``
-    (the model's name alone when it has one link).
+    A model that is not ``<static>``, with one link whose ``<inertial><mass>`` is positive and whose
+    collisions are boxes, cylinders and spheres, is one movable object named as the model, with that
+    mass and the first ``<surface><friction><ode><mu>`` of its collisions; every other model is
+    static, an object per link named ``<model>/<link>`` (the model's name alone when it has one link).
 
     Args:
         path: the world file.
@@ -132,7 +132,8 @@ def sdf_bodies(
             pose = poses[link.name]
             sdf_link = sdf_links.get(link.name)
             mass = sdf_link.inertial.mass if sdf_link is not None and sdf_link.inertial is not None else 0.0
-            if not model.static and len(links) == 1 and len(model.links) == 1 and mass > 0:
+            primitives = all(isinstance(geometry, Box | Cylinder | Sphere) for geometry, _ in shapes)
+            if not model.static and len(links) == 1 and len(model.links) == 1 and mass > 0 and primitives:
                 frictions = [c.friction for c in sdf_link.collisions if c.friction is not None] if sdf_link else []
                 bodies.append(SceneBody(model.name, shapes, pose, mass, frictions[0] if frictions else None, name))
             else:
@@ -326,6 +327,23 @@ def body_parts(bodies: Sequence[SceneBody], source: str) -> tuple[Part, ...]:
     return tuple(parts)
 
 
+def fixed_parts(parts: Sequence[Part], bodies: Sequence[SceneBody]) -> tuple[Part, ...]:
+    """The parts of the static objects: a movable one (with a mass) is no configured obstacle.
+
+    The planning scene learns a movable object at run time (a client adds it where it is, at its
+    ``object/<name>`` frame), so that it can be allowed to touch the hand, attached and detached.
+
+    Args:
+        parts: every object's collision parts (``world/<name>`` or ``world/<model>/<link>``).
+        bodies: the objects.
+
+    Returns:
+        The parts of the objects without a mass.
+    """
+    movable = {body.name for body in bodies if body.movable}
+    return tuple(part for part in parts if part.link.split("/")[1] not in movable)
+
+
 def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix) -> tuple[Part, ...]:
     """The shapes of a YAML ``obstacles`` list (see the module docstring), in the robot's root frame.
 
@@ -407,11 +425,8 @@ def load_world(
         if fmt != "sdf":
             raise WorldError(path, f"a collision world is an SDF world or a .yaml file, not {fmt.upper()}")
         model = robot_model or robot.name
-        return World(
-            path,
-            sdf_obstacles(path, model, to_root, resource_paths),
-            bodies=sdf_bodies(path, model, to_root, resource_paths),
-        )
+        bodies = sdf_bodies(path, model, to_root, resource_paths)
+        return World(path, fixed_parts(sdf_obstacles(path, model, to_root, resource_paths), bodies), bodies=bodies)
     import yaml  # type: ignore[import-untyped]
 
     try:
@@ -442,7 +457,7 @@ def load_world(
         if isinstance(floor, bool) or not isinstance(floor, int | float) or not math.isfinite(floor):
             raise WorldError(path, f"'floor' must be a height in metres, got {floor!r}")
         parts.append(_floor(float(floor), to_root))
-    return World(path, tuple(parts), None if floor is None else float(floor), bodies=tuple(bodies))
+    return World(path, fixed_parts(parts, bodies), None if floor is None else float(floor), bodies=tuple(bodies))
 
 
 def model_world(loaded: LoadedModel, path: str, resource_paths: Sequence[str] = ()) -> World:
