@@ -4,10 +4,12 @@ The driver runs as a child process with ``gripper.joints: [left_finger_joint]``;
 goals and judges from the joint states it receives: a goal with nothing between the fingers ends
 reached_goal with the fingers (and their mimic) at the goal; a cancel ends the goal with the
 fingers at rest short of it; a goal that makes no sense (NaN, a negative max_effort, a position
-outside the stroke) is refused, and nothing moves.  On mujoco a 4 cm cube of ``collision.world``
-rests on a table between the open fingers (its ``object/cube`` frame on /tf where statics puts it):
-closing on it stalls where the fingers meet its faces, judged from the finger actuator's force
-(``max_effort``), and a close that neither reaches nor stalls ends when canceled, squeezing the cube.
+outside the stroke) is refused, and nothing moves.  On sim a 4 cm cube of ``collision.world``
+between the fingers stops them on its faces: stalled (they stand still short of the goal).  On
+mujoco the cube rests on a table between the open fingers (its ``object/cube`` frame on /tf where
+statics puts it): closing on it stalls where the fingers meet its faces, judged from the finger
+actuator's force (``max_effort``), and a close that neither reaches nor stalls ends when canceled,
+squeezing the cube.
 """
 
 from __future__ import annotations
@@ -206,3 +208,27 @@ def test_on_mujoco_a_close_stalls_on_the_cube_and_a_cancel_holds_it(
     assert abs(gripper.position() - held) < 1e-4, "a refused goal moved the fingers"
     t = cube().transform.translation
     assert np.allclose([t.x, t.y, t.z], centre, atol=1e-3), "the squeezed cube moved"
+
+
+def test_on_sim_a_close_stalls_where_the_fingers_meet_the_cube(
+    probe: Probe, start_node: StartNode, tmp_path: Path
+) -> None:
+    values, centre = cube_between_the_fingers(tmp_path)
+    values = {
+        "backend": "sim",
+        "collision.world": values["collision.world"],
+        "sim.initial_positions": values["mujoco.initial_positions"],
+    }
+    gripper = Gripper(probe, start_node, values)
+    # the fingers stop on its faces, and stand still there: stalled (the simulator has no effort)
+    handle, _ = gripper.send(CLOSED, 10.0)
+    assert handle.accepted
+    result = gripper.result(handle)
+    assert result.status == SUCCEEDED, gripper.node.log()
+    assert result.result.stalled and not result.result.reached_goal
+    assert abs(result.result.position - CONTACT) < 1e-5, result.result.position
+    assert abs(gripper.position(MIMIC) - CONTACT) < 1e-5
+    # opened: reached, nothing in the way
+    handle, _ = gripper.send(OPEN)
+    result = gripper.result(handle)
+    assert result.status == SUCCEEDED and result.result.reached_goal and not result.result.stalled
