@@ -111,10 +111,11 @@ def sdf_bodies(
     static, an object per link named ``<model>/<link>`` (the model's name alone when it has one link).
 
     Args:
-        path: the world file.
-        robot_model: the robot's top-level model name (its nested models are the robot too).
-        to_root: world frame → robot root-link frame.
-        resource_paths: directories for includes and meshes.
+        path: the world file; ``robot_model``, ``to_root`` and ``resource_paths`` as for
+            :func:`sdf_obstacles`.
+        robot_model: see ``path``.
+        to_root: see ``path``.
+        resource_paths: see ``path``.
 
     Returns:
         The objects, each link's collision shapes at their poses with the model's joints at 0.
@@ -345,16 +346,10 @@ def fixed_parts(parts: Sequence[Part], bodies: Sequence[SceneBody]) -> tuple[Par
 
 
 def yaml_obstacles(source: str, entries: object, root_link: str, to_root: Matrix) -> tuple[Part, ...]:
-    """The shapes of a YAML ``obstacles`` list (see the module docstring), in the robot's root frame.
-
-    Args:
-        source: the YAML file (mesh paths are relative to it; messages name it).
-        entries: the parsed list.
-        root_link: the robot's root link (a frame an obstacle may be given in, besides ``world``).
-        to_root: world frame → robot root-link frame.
+    """The collision parts of every entry of a YAML ``obstacles`` list (:func:`yaml_bodies`, same arguments).
 
     Returns:
-        The parts.
+        The parts, in the robot's root frame (movable objects too: :func:`fixed_parts` leaves them out).
 
     Raises:
         WorldError: a malformed entry, naming its index and key.

@@ -76,6 +76,19 @@ class Gripper:
         assert self.probe.spin_until(future.done, TIMEOUT), f"no result:\n{self.node.log()}"
         return future.result()
 
+    def refuse_malformed_goals(self) -> None:
+        """Send goals that make no sense (each refused, the log says why), then wait 20 more joint states."""
+        for position, effort, why in (
+            (math.nan, 10.0, "not a finite number"),
+            (CLOSED, -1.0, "max_effort -1"),
+            (0.5, 10.0, "outside joint 'left_finger_joint''s range"),
+        ):
+            handle, _ = self.send(position, effort)
+            assert not handle.accepted
+            self.node.wait_for_log(why)
+        before = len(self.states)
+        assert self.probe.spin_until(lambda: len(self.states) > before + 20)
+
     def speed(self) -> float:
         state = self.states[-1]
         return abs(float(state.velocity[list(state.name).index(FINGER)]))
@@ -106,16 +119,7 @@ def test_reached_goal_when_empty_cancel_and_malformed_goals(probe: Probe, start_
     held = gripper.position()
     assert held > CLOSED + 1e-3, f"the fingers closed anyway ({held})"
     # goals that make no sense: refused, nothing moves
-    for position, effort, why in (
-        (math.nan, 10.0, "not a finite number"),
-        (CLOSED, -1.0, "max_effort -1"),
-        (0.5, 10.0, "outside joint 'left_finger_joint''s range"),
-    ):
-        handle, _ = gripper.send(position, effort)
-        assert not handle.accepted
-        gripper.node.wait_for_log(why)
-    before = len(gripper.states)
-    assert probe.spin_until(lambda: len(gripper.states) > before + 20)
+    gripper.refuse_malformed_goals()
     assert abs(gripper.position() - held) < 1e-9, "a refused goal moved the fingers"
 
 
@@ -195,16 +199,7 @@ def test_on_mujoco_a_close_stalls_on_the_cube_and_a_cancel_holds_it(
     held = gripper.position()
     assert abs(held - CONTACT) < 1.5e-3
     # goals that make no sense: refused, nothing moves (the fingers stay on the cube)
-    for position, effort, why in (
-        (math.nan, 10.0, "not a finite number"),
-        (CLOSED, -1.0, "max_effort -1"),
-        (0.5, 10.0, "outside joint 'left_finger_joint''s range"),
-    ):
-        handle, _ = gripper.send(position, effort)
-        assert not handle.accepted
-        gripper.node.wait_for_log(why)
-    before = len(gripper.states)
-    assert probe.spin_until(lambda: len(gripper.states) > before + 20)
+    gripper.refuse_malformed_goals()
     assert abs(gripper.position() - held) < 1e-4, "a refused goal moved the fingers"
     t = cube().transform.translation
     assert np.allclose([t.x, t.y, t.z], centre, atol=1e-3), "the squeezed cube moved"
