@@ -361,14 +361,14 @@ def main(argv: list[str] | None = None) -> int:
         "",
         "The bridge process with this one as its driver: the actuator index, and a position command per servo "
         "at 200 Hz (what `actuators.command_rate: 200` sends), holding where each servo reports. CPU: the "
-        "bridge process's user + system time over the run, per second of wall time (its executor thread taking "
-        "1200 commands a second, its loop thread, its /diagnostics). Achieved rate and p99 cycle time: the "
-        "bridge's own /diagnostics (cycles over the last 2000). Its cycle is the Bus's cycle above plus the "
-        "feedback published for each servo and, every 0.5 s, a read of temperature, voltage and error bits "
-        "per servo. The CPU is mostly the executor thread's: rclpy takes each of the 1200 command messages a "
-        "second in a spin of its own (compare the CPU unthrottled, at a higher loop rate, with the CPU at 200 Hz); "
-        "the loop's own share is the Bus's CPU per cycle above times the rate. On a machine loaded beyond its "
-        "CPU count the loop also misses its 200 Hz (the achieved column): its cycles wait for a CPU.",
+        "bridge process's user + system time over the run, per second of wall time (its loop thread, its "
+        "executor thread, the middleware's threads). Achieved rate and p99 cycle time: the bridge's own "
+        "/diagnostics (cycles over the last 2000). Its cycle: the latest command of each servo taken by the loop "
+        "itself, as bytes (not one executor round per message: that was two thirds of its CPU), the Bus's cycle "
+        "above, the feedback of each servo written as bytes and published, and every 0.5 s a read of "
+        "temperature, voltage and error bits per servo. The CPU grows with the loop's rate (compare the CPU "
+        "unthrottled). On a machine loaded beyond its CPU count the loop also misses its 200 Hz (the achieved "
+        "column): its cycles wait for a CPU, and each costs more CPU (caches shared with the other work).",
         "",
         "### Leader-follower teleop (`bb-robot teleop --leader`): leader to follower",
         "",
