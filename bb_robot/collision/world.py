@@ -420,8 +420,8 @@ def load_world(
         if fmt != "sdf":
             raise WorldError(path, f"a collision world is an SDF world or a .yaml file, not {fmt.upper()}")
         model = robot_model or robot.name
-        bodies = sdf_bodies(path, model, to_root, resource_paths)
-        return World(path, fixed_parts(sdf_obstacles(path, model, to_root, resource_paths), bodies), bodies=bodies)
+        objects = sdf_bodies(path, model, to_root, resource_paths)
+        return World(path, fixed_parts(sdf_obstacles(path, model, to_root, resource_paths), objects), bodies=objects)
     import yaml  # type: ignore[import-untyped]
 
     try:

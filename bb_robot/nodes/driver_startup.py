@@ -174,9 +174,9 @@ def connect_backend(
             host=RosBackendHost(node),
             model_scope=loaded.scope,
             model_dirs=tuple(parameters.texts("model_dirs")),
-            world_objects=lambda: model_world(
-                loaded, parameters.text("collision.world"), parameters.texts("model_dirs")
-            ).bodies,
+            world_objects=lambda: (
+                model_world(loaded, parameters.text("collision.world"), parameters.texts("model_dirs")).bodies
+            ),
             gripper_joints=tuple(parameters.texts("gripper.joints")),
         )
     )
