@@ -19,11 +19,9 @@ from bb_robot.buses.bridge_setup import ServoSpec
 from bb_robot.buses.calibration import CalibrationError, actual_from_present, present_from_actual
 from bb_robot.buses.calibration_script import CalibrationScriptError, HandScript, read_calibration_script
 from bb_robot.buses.calibration_session import MIN_TRAVEL, CalibrationSession, Motor
-from bb_robot.buses.dynamixel import DYNAMIXEL
 from bb_robot.buses.eeprom import write_eeprom
 from bb_robot.buses.emulator import SO101_MOTORS, BusEmulator
 from bb_robot.buses.emulator_control import ControlClient, ControlError, ControlServer, move_joint
-from bb_robot.buses.feetech import FEETECH
 from bb_robot.buses.tables import model
 from bb_robot.buses.transport import Bus, BusError
 
@@ -34,22 +32,22 @@ EEPROM = ("homing_offset", "min_position_limit", "max_position_limit")
 
 @pytest.fixture
 def arm() -> Iterator[tuple[BusEmulator, Bus, ManualClock]]:
+    """The SO-101's servos on a clock the test moves, and a Bus on their pty."""
     clock = ManualClock()
-    emulator = BusEmulator.so101(timing=False, clock=clock)
-    emulator.start()
-    bus = Bus.open(emulator.path, FEETECH, baud=1_000_000, latency=LATENCY, retries=3)
-    yield emulator, bus, clock
-    bus.close()
-    emulator.stop()
+    yield from served(BusEmulator.so101(timing=False, clock=clock), clock)
 
 
 @pytest.fixture
 def dxl_arm() -> Iterator[tuple[BusEmulator, Bus, ManualClock]]:
     """Two XL330-M288 servos (IDs 1, 2) at present 2048, on a clock the test moves."""
     clock = ManualClock()
-    emulator = BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False, clock=clock)
+    yield from served(BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False, clock=clock), clock)
+
+
+def served(emulator: BusEmulator, clock: ManualClock) -> Iterator[tuple[BusEmulator, Bus, ManualClock]]:
+    """``emulator`` started, with a Bus of its protocol on its pty; both closed after."""
     emulator.start()
-    bus = Bus.open(emulator.path, DYNAMIXEL, baud=1_000_000, latency=LATENCY, retries=3)
+    bus = Bus.open(emulator.path, emulator.codec, baud=emulator.baud, latency=LATENCY, retries=3)
     yield emulator, bus, clock
     bus.close()
     emulator.stop()
