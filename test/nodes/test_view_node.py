@@ -6,6 +6,7 @@ serves and records."""
 from __future__ import annotations
 
 import time
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -40,11 +41,10 @@ VOLATILE = QoSProfile(
 )
 
 
-def start_robot(start_node: StartNode, namespace: str, *, driver: bool = True) -> None:
-    """The description node on the corpus UR3e (tip tool0) and, if ``driver``, the driver on it."""
-    start_node(
-        {"model": str(UR3E), "model_dirs": [str(UR3E.parent)], "tip_link": "tool0"}, namespace, node="description"
-    )
+def start_robot(start_node: StartNode, namespace: str, *, driver: bool = True, frame_prefix: str = "") -> None:
+    """The description node on the corpus UR3e (tip tool0, its frames prefixed) and, if ``driver``, the driver on it."""
+    description = {"model": str(UR3E), "model_dirs": [str(UR3E.parent)], "tip_link": "tool0"}
+    start_node({**description, "frame_prefix": frame_prefix}, namespace, node="description")
     if driver:
         # The corpus has no UR3e collision meshes: the driver runs without collision checking.
         start_node(
@@ -174,8 +174,12 @@ def test_recording_holds_the_topics_schemas_and_counts(probe: Probe, start_node:
     from mcap.reader import make_reader
     from mcap_ros2.decoder import DecoderFactory
 
-    ns = "/view_rec"
-    start_robot(start_node, ns, driver=False)
+    # Names of this run's own (a namespace, and a frame prefix on the global /tf and /tf_static): the test
+    # counts what it published, and another run in the same ROS domain publishes on /tf too (each test
+    # session picks its domain at random; a twin of this test there made the counts wrong).
+    ns = f"/view_rec_{uuid.uuid4().hex[:8]}"
+    prefix = f"{ns[1:]}/"
+    start_robot(start_node, ns, driver=False, frame_prefix=prefix)
     record = tmp_path / "run.mcap"
     # Serving too: the view hands each message to its clients, then to the recording, in one call, so a
     # client that has the last message shows that the recording has it (the view is stopped only then).
@@ -249,22 +253,28 @@ def test_recording_holds_the_topics_schemas_and_counts(probe: Probe, start_node:
         counts = {by_topic[t].topic: 0 for t in by_topic}
         positions = []
         tf_stamps = []
+        statics = 0
         for _schema, channel, _message, decoded in reader.iter_decoded_messages():
             counts[channel.topic] += 1
+            ours = channel.topic in ("/tf", "/tf_static") and any(
+                t.child_frame_id.startswith(prefix) for t in decoded.transforms[:1]
+            )
             if channel.topic == f"{ns}/joint_states":
                 positions.append(list(decoded.position))
-            elif channel.topic == "/tf":
+            elif channel.topic == "/tf" and ours:
                 tf_stamps.append((decoded.transforms[0].header.stamp.sec, decoded.transforms[0].header.stamp.nanosec))
+            elif channel.topic == "/tf_static" and ours:
+                statics += 1
             elif channel.topic == f"{ns}/robot_description":
                 assert decoded.data == UR3E.read_text()
     assert counts[f"{ns}/joint_states"] == len(sent)  # the 40 and the warm-up ones
     np.testing.assert_allclose(positions, sent)
     # One /tf per joint state, each stamped as its joint state; every one from the warm-up that came through.
-    assert counts["/tf"] == len(tf_stamps) == len(set(tf_stamps)) and set(tf_stamps) <= set(stamps)
+    assert len(tf_stamps) == len(set(tf_stamps)) and set(tf_stamps) <= set(stamps)
     assert set(stamps[warm:]) <= set(tf_stamps), (
         f"joint states without their /tf: {set(stamps[warm:]) - set(tf_stamps)}"
     )
-    assert counts[f"{ns}/robot_description"] == 1 and counts["/tf_static"] == 1
+    assert counts[f"{ns}/robot_description"] == 1 and statics == 1
     assert summary.statistics.message_count == sum(counts.values())
 
 
@@ -284,7 +294,7 @@ def test_start_up_errors_exit_1_with_the_reason(start_node: StartNode, tmp_path:
 
 
 def test_clients_that_vanish_do_not_stop_the_view(probe: Probe, start_node: StartNode) -> None:
-    ns = "/view_churn"
+    ns = f"/view_churn_{uuid.uuid4().hex[:8]}"  # this run's own joint states (test_recording_... says why)
     start_robot(start_node, ns, driver=False)
     view = start_view(start_node, ns)
     url = view_url(view.wait_for_log("Foxglove: open"))
