@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 import yaml
 from helpers.bringup_helpers import Launched, environment, launches, require_launch, up_command
-from helpers.bus_processes import CONFIG, Emulator, loaded_machine_config
+from helpers.bus_processes import CONFIG, EMULATOR_LATENCY, Emulator, loaded_machine_config
 from helpers.nodes import Probe, StartNode, node_overrides
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -231,7 +231,9 @@ def test_a_closed_port_is_named_then_resumed_only_once_the_driver_is_armed_again
 
 
 def _bus_node(start_node: StartNode, port: Path, namespace: str) -> Any:
-    override = node_overrides(port.parent / "bus_overrides.yaml", "bus", {"port": str(port)})
+    override = node_overrides(
+        port.parent / "bus_overrides.yaml", "bus", {"port": str(port), "latency": EMULATOR_LATENCY}
+    )
     return start_node({}, namespace, ("--params-file", str(CONFIG), "--params-file", str(override)),
                       module="bb_robot.nodes.bus", node="bus")  # fmt: skip
 
@@ -263,10 +265,20 @@ def test_sigterm_turns_every_servos_torque_off(
     feedback = {e["joint"]: probe.subscribe(JointState, e["state_topic"], BEST_EFFORT) for e in entries}
     assert probe.spin_until(lambda: all(feedback.values())), node.log()
     publishers = [probe.node.create_publisher(JointState, e["command_topic"], STREAM) for e in entries]
-    for publisher, (joint, messages) in zip(publishers, feedback.items(), strict=True):
+    for publisher in publishers:
         probe.wait_for_subscribers(publisher)
-        publisher.publish(JointState(name=[joint], position=[messages[-1].position[0]]))
-    assert probe.spin_until(lambda: all(emulator.torques())), node.log()
+
+    def command() -> None:  # each servo where it is
+        for publisher, (joint, messages) in zip(publishers, feedback.items(), strict=True):
+            publisher.publish(JointState(name=[joint], position=[messages[-1].position[0]]))
+
+    # Sent until every torque is on: the bridge's reader takes a writer's messages only once it has learnt
+    # of the writer, which a loaded host delays past the writer's counting it (one command sent once was lost).
+    timer = probe.node.create_timer(0.05, command)
+    try:
+        assert probe.spin_until(lambda: all(emulator.torques())), node.log()
+    finally:
+        probe.node.destroy_timer(timer)
     node.process.send_signal(signal.SIGTERM)
     assert node.wait_for_exit() == 0, node.log()
     assert "torque off on every servo" in node.log()
