@@ -351,6 +351,7 @@ class BusNode(Node):
                 self.bridge.bus = bus
                 warnings = self.bridge.start()
                 self.bridge.gated = True
+                self.commands.discard()  # what came while the port was away is not followed later
         except BridgeError as error:
             bus.close()
             self.get_logger().error(f"{self.port} is back, but: {error}", throttle_duration_sec=5.0)

@@ -86,6 +86,15 @@ class CommandTopics:
                 positions = deserialize_message(taken[0], JointState).position
             self.handle(joint, positions)
 
+    def discard(self) -> None:
+        """Take and drop the commands waiting (the port came back: only commands from now on count)."""
+        handle = self.handle
+        self.handle = _dropped
+        try:
+            self.take()
+        finally:
+            self.handle = handle
+
     def _fall_back(self, error: BaseException) -> None:
         topics = {joint: sub.topic_name for joint, sub in self.subscriptions}
         self.owner.get_logger().warning(
@@ -106,6 +115,10 @@ class CommandTopics:
         if self.node is not None:
             self.node.destroy_node()
             self.node = None
+
+
+def _dropped(_joint: str, _positions: Sequence[float]) -> None:
+    """What :meth:`CommandTopics.discard` does with a command: nothing."""
 
 
 def _untaken(_: JointState) -> None:
