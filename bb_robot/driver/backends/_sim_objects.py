@@ -74,7 +74,10 @@ class SimObjects:
         self._gripper = np.array([list(joints).index(j) for j in gripper], dtype=np.intp)
         followers = {j.name for j in robot.joints_in_order() if j.mimic is not None and j.mimic.joint in gripper}
         finger_links = {robot.get_joint(j).child_link for j in (*gripper, *followers)}
-        self._fingers = tuple(p for p in robot_parts(robot, source) if p.link in finger_links)
+        # (the robot's geometry only where something can be grasped: meshes take a while to read)
+        graspable = bool(finger_links) and any(body.movable for body in bodies)
+        parts = robot_parts(robot, source) if graspable else ()
+        self._fingers = tuple(p for p in parts if p.link in finger_links)
         self._finger_links = tuple(sorted({p.link for p in self._fingers}))
         hands = {robot.get_joint(j).parent_link for j in gripper}
         self._hand = self._fk.link_names.index(sorted(hands)[0]) if hands else -1
