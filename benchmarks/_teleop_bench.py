@@ -20,9 +20,12 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import yaml  # type: ignore[import-untyped]
 
 from bb_robot.buses.bridge_setup import Mapping
 from bb_robot.buses.calibration import load_calibration, shipped_calibration
@@ -49,6 +52,21 @@ def _record(emulator: BusEmulator, instruction: int, value: Callable[[], int], l
         return replies
 
     emulator.serve_request = served  # type: ignore[method-assign]
+
+
+def _loaded_machine_config(directory: Path) -> Path:
+    """so101.yaml with the tests' timing for a loaded machine (stale_timeout 1 s, feedback_timeout 2 s, the
+    bridge's latency allowance 50 ms): the emulators share this process, and a reply late by a few ms on a
+    busy host must not disarm the follower before anything is measured (the rates and latencies are not
+    changed by these allowances, only what counts as a failure)."""
+    data = yaml.safe_load((REPO_ROOT / "config" / "so101.yaml").read_text())
+    driver = data["/**/driver"]["ros__parameters"]
+    driver["stale_timeout"] = 1.0
+    driver["actuators"]["feedback_timeout"] = 2.0
+    data["/**/bus"]["ros__parameters"]["latency"] = 0.05
+    path = (directory / "bench_teleop_so101.yaml").resolve()
+    path.write_text(yaml.safe_dump(data))
+    return path
 
 
 def _cli(*args: str) -> list[str]:
@@ -84,10 +102,15 @@ def teleop_run(seconds: float, log_dir: Path, latency: float = 0.001) -> dict[st
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED="1")
     up_log = open(log_dir / "bench_teleop_up.log", "wb")  # noqa: SIM115 - closed below
     teleop_log = log_dir / "bench_teleop.log"
-    up = subprocess.Popen(_cli("up", "--config", "so101.yaml", "--bus-port", follower_path, "--no-planning"),
+    namespace = f"bench{uuid.uuid4().hex[:8]}"  # another robot in this ROS domain does not count
+    config = _loaded_machine_config(log_dir)
+    up = subprocess.Popen([sys.executable, "-m", "bb_robot.nodes.bringup_launch", f"config:={config}",
+                           f"bus_port:={follower_path}", "planning:=false", f"namespace:={namespace}"],
                           stdout=up_log, stderr=subprocess.STDOUT, env=env, start_new_session=True)  # fmt: skip
-    teleop = subprocess.Popen(_cli("teleop", "--leader", "--leader-port", leader_path, "--arm"), stdout=subprocess.PIPE,
-                              stderr=subprocess.STDOUT, env=env, text=True, start_new_session=True)  # fmt: skip
+    command = _cli("teleop", "--leader", "--leader-port", leader_path, "--arm", "--namespace", namespace)
+    teleop = subprocess.Popen(command,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, env=env, text=True,
+                              start_new_session=True)  # fmt: skip
     lines: list[str] = []
     tracking = threading.Event()
 

@@ -397,8 +397,10 @@ def main(argv: list[str] | None = None) -> int:
         ),  # fmt: skip
         "",
         "Two emulators in this process with the timing model (so one clock stamps both): the leader "
-        "(`--arm so101_leader`) and the follower; `bb-robot up --config so101.yaml --bus-port <follower> "
-        "--no-planning` and `bb-robot teleop --leader --leader-port <leader> --arm` as processes of their own. "
+        "(`--arm so101_leader`) and the follower; the so101.yaml bringup without move_group, in a namespace of its "
+        "own, with the tests' allowances for a loaded machine (stale_timeout 1 s, the bridge's latency 50 ms: "
+        "what counts as a failure, not how fast anything is), and `bb-robot teleop --leader --leader-port "
+        "<leader> --arm` as processes of their own. "
         "Once teleop tracks, the leader's shoulder_pan is moved by hand between ±0.5 rad at 1 rad/s. *Leader "
         "reads*: teleop's sync reads per second. *Read → goal write*: for each new shoulder_pan goal the "
         "follower's bridge writes, the time since the leader read at which the leader reached it (its present "
