@@ -278,6 +278,19 @@ class BusNode(Node):
 
     # ------------------------------------------------------------------ the loop
     def loop(self) -> None:
+        """The bridge's cycles until :meth:`shutdown` (the loop thread).
+
+        SIGINT and SIGTERM shut rclpy's context down at once, before :meth:`shutdown` stops this
+        loop: a take or publish then fails on the invalid context, and the loop ends quietly
+        (``shutdown`` still turns the torque off); any other failure is raised.
+        """
+        try:
+            self._cycles()
+        except Exception:
+            if self.context.ok():
+                raise
+
+    def _cycles(self) -> None:
         rate = float(self.values["rate"])
         period = 1.0 / rate if rate > 0 else 0.0
         poll_period = float(self.values["poll_period"])
