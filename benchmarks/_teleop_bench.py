@@ -6,7 +6,8 @@ calibration) records every sync read teleop makes and the present position it se
 (``--arm so101``) every goal the bridge writes.  ``bb-robot up --config so101.yaml --bus-port
 <follower> --no-planning`` and ``bb-robot teleop --leader --leader-port <leader> --arm`` run as
 processes of their own, as a user runs them.  Once teleop tracks, the leader's shoulder_pan is moved
-by hand back and forth (±0.5 rad, 1 rad/s).  Measured: the leader's reads per second (teleop's
+by hand along a sine (±0.3 rad at 0.3 Hz: within so101.yaml's velocity and acceleration
+limits).  Measured: the leader's reads per second (teleop's
 loop), the follower's new goals per second, and the latency from a leader read to the follower's
 goal write of the value that read gave: for each new shoulder_pan goal, the latest leader read
 before it whose present position maps (leader calibration → angle → follower calibration) to it.
@@ -14,6 +15,7 @@ before it whose present position maps (leader calibration → angle → follower
 
 from __future__ import annotations
 
+import math
 import os
 import signal
 import subprocess
@@ -35,8 +37,13 @@ from bb_robot.buses.packets import Instruction
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 JOINT = "shoulder_pan"
-AMPLITUDE = 0.5
-SWEEP = 1.0
+#: The leader's shoulder_pan moves as AMPLITUDE · sin(2π · FREQUENCY · t) (rad): at most 0.57 rad/s and
+#: 1.1 rad/s², within so101.yaml's joint limits (1.5 rad/s, 3 rad/s²), so that the driver passes the
+#: stream on unshaped and what is measured is the way from leader to follower, not the limits.
+AMPLITUDE = 0.3
+FREQUENCY = 0.3
+#: The straight pieces the sine is moved in (s).
+STEP = 0.02
 #: How many leader reads before a goal write its source is looked for among (about 0.5 s at 200 Hz).
 WINDOW = 100
 
@@ -131,11 +138,10 @@ def teleop_run(seconds: float, log_dir: Path, latency: float = 0.001) -> dict[st
         time.sleep(1.0)
         start = time.monotonic()
         first = len(reads), len(writes)
-        direction = 1
-        while time.monotonic() < start + seconds:
-            move_joint(leader, JOINT, direction * AMPLITUDE, duration=SWEEP)
-            time.sleep(SWEEP)
-            direction = -direction
+        while (now := time.monotonic()) < start + seconds:  # a sine in short straight pieces, by hand
+            t = now - start + STEP
+            move_joint(leader, JOINT, AMPLITUDE * math.sin(2 * math.pi * FREQUENCY * t), duration=STEP)
+            time.sleep(STEP)
         end = time.monotonic()
         reads_in, writes_in = reads[first[0] :], writes[first[1] :]
     finally:
