@@ -317,6 +317,11 @@ class Scene:
         self._runtime_allowed.discard(self._entry(a, b))
         self._changed()
 
+    @property
+    def runtime_allowed(self) -> frozenset[tuple[str, str]]:
+        """The pairs :meth:`allow` allowed and :meth:`disallow` did not take back, each ``(a, b)`` sorted."""
+        return frozenset(self._runtime_allowed)
+
     # ------------------------------------------------------------------ the model
     def _link_name(self, name: str) -> str:
         return self._objects[name].link_name if name in self._objects else name

@@ -303,7 +303,12 @@ class SceneUpdater:
     def _place(
         self, name: str, record: ObjectRecord, link: str, touch: Sequence[str], pose: Matrix, where: str
     ) -> None:
+        # Attached or detached, the object keeps its allowed pairs (as in MoveIt, whose matrix names
+        # objects): a cube allowed to rest on the table is lifted off it attached.
+        kept = [pair for pair in self.scene.runtime_allowed if name in pair]
         self._add(name, ObjectRecord(record.shapes, pose, link, tuple(touch)), where)
+        for a, b in kept:
+            self.scene.allow(a, b)
 
     def _runtime(self, name: str, where: str) -> ObjectRecord:
         if name in self.records:

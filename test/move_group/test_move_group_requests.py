@@ -421,6 +421,20 @@ def test_an_attached_object_moves_with_the_tool_and_is_put_back(core: MoveGroupC
     assert refused.value.code == Code.INVALID_LINK_NAME
 
 
+def test_an_objects_allowed_pairs_stay_through_attach_and_detach(core: MoveGroupCore) -> None:
+    # as in MoveIt, whose matrix names objects: a cube allowed to rest on a link is lifted off it attached
+    core.updates.collision_object(box_object("cube", (2.0, 2.0, 0.0), (0.04, 0.04, 0.04)))
+    core.updates.allowed_matrix(
+        {"entry_names": ["cube", "base_link"], "entry_values": [{"enabled": [False, True]}, {"enabled": [True, False]}]}
+    )
+    assert core.scene.runtime_allowed == {("base_link", "cube")}
+    core.updates.attached_object({"link_name": "tcp", "touch_links": ["left_finger"], "object": {"id": "cube"}})
+    assert core.scene.objects["cube"].link == "tcp" and core.scene.runtime_allowed == {("base_link", "cube")}
+    assert ("attached/cube", "base_link") in {tuple(sorted(p)) for p in core.scene.allowed}
+    core.updates.attached_object({"object": {"id": "cube", "operation": 1}})
+    assert core.scene.objects["cube"].link == "" and core.scene.runtime_allowed == {("base_link", "cube")}
+
+
 # ---------------------------------------------------------------------- kinematics, validity, Cartesian
 def test_fk_and_ik_against_pinocchio(core: MoveGroupCore) -> None:
     q = np.array([0.3, -0.7, 1.2, -0.4, 0.9, 0.2, 0.0])
