@@ -16,6 +16,7 @@ import numpy as np
 from builtin_interfaces.msg import Duration
 from geometry_msgs.msg import Point, Pose, Quaternion
 from moveit_msgs.msg import (
+    AllowedCollisionEntry,
     AttachedCollisionObject,
     CollisionObject,
     MoveItErrorCodes,
@@ -152,6 +153,14 @@ def planning_scene(core: MoveGroupCore, name: str, diff: bool = False) -> Planni
     scene.robot_state = robot_state(values, core)
     scene.world.collision_objects = [
         collision_message(n, record, root) for n, record in core.updates.records.items() if not record.link
+    ]
+    # The run-time allowances (a hand allowed to touch the object it closes on), for the driver's guard.
+    pairs = sorted(core.scene.runtime_allowed)
+    names = sorted({name for pair in pairs for name in pair})
+    matrix = scene.allowed_collision_matrix
+    matrix.entry_names = names
+    matrix.entry_values = [
+        AllowedCollisionEntry(enabled=[(a, b) in pairs or (b, a) in pairs for b in names]) for a in names
     ]
     return scene
 
