@@ -115,3 +115,22 @@ def test_the_place_judge_takes_any_face_down_and_names_the_spot_and_pose() -> No
     off = pick.judge_place(_pose((0.462, -0.15, 0.02), (0, 0, 0)), place)
     assert not off.ok and off.distance == pytest.approx(0.012)
     assert "place spot (0.450, -0.150, 0.020)" in off.text and "cube at (0.462, -0.150, 0.020)" in off.text
+
+
+def test_frames_compose_a_chain_at_one_moment_and_refuse_gaps() -> None:
+    frames = pick.Frames()
+    frames.add("base_link", "link", 0.0, _pose((0.0, 0.0, 0.5), (0, 0, 0)), static=True)
+    for stamp in (1.0, 2.0):
+        frames.add("link", "tcp", stamp, _pose((stamp, 0.0, 0.0), (0, 0, 0)))
+    assert frames.latest("tcp") == 2.0 and frames.latest("link") is None
+    assert frames.pose("tcp", "base_link")[:3, 3] == pytest.approx([2.0, 0.0, 0.5])
+    assert frames.pose("tcp", "base_link", 1.001, within=0.005)[:3, 3] == pytest.approx([1.0, 0.0, 0.5])
+    assert frames.pose("tcp", "base_link", 1.5, within=0.005) is None
+    assert frames.pose("object/cube", "base_link") is None
+
+
+@pytest.mark.parametrize("yaw", [0.0, 0.3, -0.7, 1.2, 2.0, -3.0])
+def test_a_measured_cube_is_grasped_turned_the_least(yaw: float) -> None:
+    spot = pick.spot_of(_pose((0.4, 0.2, 0.02), (0, 0, yaw)))
+    assert (spot.x, spot.y, spot.z) == pytest.approx((0.4, 0.2, 0.02)) and abs(spot.yaw) <= math.pi / 4 + 1e-12
+    assert math.sin(4 * spot.yaw) == pytest.approx(math.sin(4 * yaw), abs=1e-9)  # the same faces, by 90°
