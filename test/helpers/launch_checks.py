@@ -140,3 +140,17 @@ def launch_node(
     (opaque,) = [e for e in description.entities if isinstance(e, OpaqueFunction)]
     (node,) = opaque.execute(context)
     return node
+
+
+def is_robot_config(path: Path) -> bool:
+    """Whether a parameter file under config/ is a robot's, for its bringup: every file but a leader
+    arm's alone (``so101_leader.yaml``, which only ``bb-robot teleop --leader`` reads)."""
+    import yaml
+
+    sections = yaml.safe_load(path.read_text()) or {}
+    return not all(str(key).rstrip("/").endswith("/leader") for key in sections)
+
+
+def robot_configs(pattern: str = "*.yaml") -> list[Path]:
+    """The robots' parameter files under config/ matching ``pattern`` (``rglob``), sorted."""
+    return sorted(p for p in CONFIG_DIR.rglob(pattern) if is_robot_config(p))

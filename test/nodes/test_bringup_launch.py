@@ -34,6 +34,7 @@ from helpers.bringup_helpers import (
     ros2,
     ros2_until,
 )
+from helpers.launch_checks import robot_configs
 from helpers.robot_files import CORPUS_DIR
 
 from bb_robot.bringup.config import read_config
@@ -74,7 +75,7 @@ def launched(tmp_path: Path) -> Iterator[Callable[..., Launched]]:
 
 
 def test_every_config_is_covered() -> None:
-    configs = {p.relative_to(CONFIG_DIR).as_posix() for p in CONFIG_DIR.rglob("*.yaml")}
+    configs = {p.relative_to(CONFIG_DIR).as_posix() for p in robot_configs()}
     assert configs == set(SIM_CONFIGS) | OTHER_CONFIGS
 
 

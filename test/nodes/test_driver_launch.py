@@ -23,6 +23,7 @@ from helpers.launch_checks import (
     flatten,
     launch_node,
     package_name,
+    robot_configs,
 )
 from helpers.robot_files import CORPUS_DIR
 
@@ -147,7 +148,7 @@ def _joints(path: Path, values: dict[str, Any]) -> tuple[str, ...] | None:
 
 
 @pytest.mark.parametrize(
-    "path", sorted(p for p in CONFIG_DIR.glob("*.yaml") if p.name != "generic.yaml"), ids=lambda p: p.name
+    "path", [p for p in robot_configs() if p.parent == CONFIG_DIR and p.name != "generic.yaml"], ids=lambda p: p.name
 )
 def test_every_bundled_robot_has_a_driver_section_with_acceleration_limits(path: Path) -> None:
     section = _driver_section(path)

@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 import pytest
 import yaml
+from helpers.launch_checks import robot_configs
 from helpers.nodes import LOADED_MACHINE_TIMING, NodeProcess, Probe, StartNode, node_overrides
 from helpers.robot_files import CORPUS_DIR
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
@@ -49,11 +50,6 @@ LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability
 STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 
 
-def has_driver(path: Path) -> bool:
-    """Whether a parameter file is a robot's (not a leader arm's alone: so101_leader.yaml, bb-robot teleop --leader)."""
-    return not all(str(key).rstrip("/").endswith("/leader") for key in yaml.safe_load(path.read_text()) or {})
-
-
 def backends_named(path: Path) -> list[str]:
     """The backends a parameter file names: its driver sections' and its comments' ``backend:=``."""
     data = yaml.safe_load(path.read_text()) or {}
@@ -68,13 +64,13 @@ def backends_named(path: Path) -> list[str]:
 
 CASES = [
     (config, backend)
-    for config in sorted(p.relative_to(CONFIG_DIR).as_posix() for p in CONFIG_DIR.rglob("*.yaml") if has_driver(p))
+    for config in sorted(p.relative_to(CONFIG_DIR).as_posix() for p in robot_configs())
     for backend in backends_named(CONFIG_DIR / config)
 ]
 
 
 def test_the_cases_cover_every_file_and_the_named_backends() -> None:
-    files = {p.relative_to(CONFIG_DIR).as_posix() for p in CONFIG_DIR.rglob("*.yaml") if has_driver(p)}
+    files = {p.relative_to(CONFIG_DIR).as_posix() for p in robot_configs()}
     assert {config for config, _ in CASES} == files
     assert ("worlds/ur3e_world.yaml", "gazebo") in CASES and ("bb_arm_actuators.yaml", "actuators") in CASES
     assert spec("clamp_margin.revolute").default < BEYOND and spec("clamp_margin.prismatic").default < BEYOND
