@@ -365,6 +365,10 @@ class BusNode(Node):
                 warnings = self.bridge.start()
                 self.bridge.gated = True
                 self.commands.discard()  # what came while the port was away is not followed later
+                # Only an arming heard from now on counts: the driver's "armed" of just before the
+                # loss can reach this node after it (CI: armed 8 ms before the loss, heard after it,
+                # and taken for a new arming once the port was back, while the driver was disarmed).
+                self.armed_at_loss = self.armed_count
         except BridgeError as error:
             bus.close()
             self.get_logger().error(f"{self.port} is back, but: {error}", throttle_duration_sec=5.0)
