@@ -60,10 +60,16 @@ class CommandTopics:
             if self.direct and self.node is not None:
                 sub = self.node.create_subscription(JointState, topic, _untaken, LATEST_BEST_EFFORT_QOS)
             else:
-                sub = self.owner.create_subscription(
-                    JointState, topic, lambda msg, j=joint: self.handle(j, msg.position), LATEST_BEST_EFFORT_QOS
-                )
+                sub = self.owner.create_subscription(JointState, topic, self._deliverer(joint), LATEST_BEST_EFFORT_QOS)
             self.subscriptions.append((joint, sub))
+
+    def _deliverer(self, joint: str) -> Callable[[Any], None]:
+        """The executor's callback for ``joint``'s commands (the fallback): hands each to ``handle``."""
+
+        def deliver(msg: Any) -> None:
+            self.handle(joint, msg.position)
+
+        return deliver
 
     def take(self) -> None:
         """Hand the latest command of each joint that has a new one to ``handle`` (from the loop thread)."""
