@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from bb_robot.buses.bridge import Bridge, BridgeError
 from bb_robot.buses.bridge_setup import BridgeSetupError, CycleStats, ServoSpec, servo_specs
+from bb_robot.buses.pacing import Deadlines
 from bb_robot.buses.transport import Bus
 from bb_robot.errors import BbRobotError
 
@@ -479,15 +480,9 @@ class TeleopLoop:
         Raises:
             LeaderError: kind ``port``: the leader's port vanished.
         """
-        period = 1.0 / rate
-        deadline = self.clock()
+        deadlines = Deadlines(1.0 / rate, self.clock)
         while not stop.is_set():
-            deadline += period
-            delay = deadline - self.clock()
-            if delay > 0:
-                stop.wait(delay)
-            elif delay < -period:
-                deadline = self.clock()  # behind by more than a cycle: start again from now
+            deadlines.wait(stop.wait)
             self.cycle()
 
 

@@ -31,6 +31,7 @@ from bb_robot.buses.bridge import Bridge, BridgeError
 from bb_robot.buses.bridge_setup import BridgeSetupError, CycleStats, latency_timer_warning, servo_specs
 from bb_robot.buses.dynamixel import DYNAMIXEL
 from bb_robot.buses.feetech import FEETECH
+from bb_robot.buses.pacing import Deadlines
 from bb_robot.buses.transport import Bus, BusError
 from bb_robot.common.parameters import ParameterSpec
 from bb_robot.nodes.bus_commands import CommandTopics
@@ -294,15 +295,10 @@ class BusNode(Node):
         rate = float(self.values["rate"])
         period = 1.0 / rate if rate > 0 else 0.0
         poll_period = float(self.values["poll_period"])
-        deadline = next_poll = time.monotonic()
+        deadlines = Deadlines(period)
+        next_poll = time.monotonic()
         while not self.stop.is_set():
-            if period:
-                deadline += period
-                delay = deadline - time.monotonic()
-                if delay > 0:
-                    time.sleep(delay)
-                elif delay < -period:
-                    deadline = time.monotonic()  # behind by more than a cycle: start again from now
+            deadlines.wait()
             start = time.monotonic()
             if self.lost is not None:
                 self.reopen()
