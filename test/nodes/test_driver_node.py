@@ -512,10 +512,12 @@ def test_tolerance_violations_and_live_limits(probe: Probe, start_node: StartNod
     driver = start(probe, start_node)
     Result = FollowJointTrajectory.Result  # noqa: N806
     joint = JOINTS[0]
-    target = gentle()
-    # Path tolerance: slow the first joint down (a live parameter change) while it executes.
+    # Path tolerance: slow the first joint down (a live parameter change) while it executes.  The
+    # goal is long (8 s, about 0.15 rad/s on average for the first joint) so that the change lands
+    # while it runs however long a busy host takes to answer the parameter request; the error then
+    # passes the tolerance about 0.2 s after the change.
     handle, feedback = driver.send_goal(
-        goal([(3.0, target)], path_tolerance=[JointTolerance(name=joint, position=0.02)])
+        goal([(8.0, mid_range())], path_tolerance=[JointTolerance(name=joint, position=0.02)])
     )
     assert probe.spin_until(lambda: bool(feedback)), "no feedback: the goal is not executing"
     results = probe.set_parameters(
@@ -534,14 +536,15 @@ def test_tolerance_violations_and_live_limits(probe: Probe, start_node: StartNod
     driver.send_command([joint], velocity=[-0.052])
     driver.wait_state(lambda s: abs(s.velocity[s.name.index(joint)] + 0.05) < 1e-9, "the slowed velocity")
     driver.send_command([joint], velocity=[0.0])
-    # Goal tolerance: a goal the joint cannot reach in time once it is slowed down further.
+    # Goal tolerance: a goal the joint cannot reach in time once it is slowed down further (4 s
+    # long, so that the change lands before its end on a busy host too).
     probe.set_parameters(driver.node.name, {f"joint_limits.{joint}.max_velocity": 1.0})
     here = driver.positions()
     end = here.copy()
     end[0] += 0.2
     handle, _ = driver.send_goal(
         goal(
-            [(1.0, end)], goal_tolerance=[JointTolerance(name=joint, position=0.001)], goal_time_tolerance=duration(0.2)
+            [(4.0, end)], goal_tolerance=[JointTolerance(name=joint, position=0.001)], goal_time_tolerance=duration(0.2)
         )
     )
     probe.set_parameters(driver.node.name, {f"joint_limits.{joint}.max_velocity": 0.001})
