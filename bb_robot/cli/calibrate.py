@@ -59,8 +59,9 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "(LeRobot's JSON). The arm falls when its torque goes off: support it. See docs/buses.md, Calibration.",
     )
     parser.add_argument("--config", metavar="YAML",
-                        help="parameter file with a /**/bus section (port, baud, protocol, joints, servos): a path "
-                        "or a name in bb_robot's config/ (so101.yaml, koch_follower.yaml)")  # fmt: skip
+                        help="parameter file with a /**/bus or /**/leader section (port, baud, protocol, joints, "
+                        "servos): a path or a name in bb_robot's config/ (so101.yaml, so101_leader.yaml, "
+                        "koch_follower.yaml)")  # fmt: skip
     parser.add_argument("--port", metavar="PATH", help="the serial port or the emulator's pty (default: the file's)")
     parser.add_argument("--protocol", choices=["feetech", "dynamixel"], help="without --config (default feetech)")
     parser.add_argument("--ids", type=int, nargs="+", metavar="ID", help="without --config: the servos' IDs")
@@ -144,9 +145,12 @@ def _bus_setup(args: argparse.Namespace) -> tuple[str, int, str, list[Planned]]:
         from bb_robot.bringup.config import read_config
 
         config = read_config(args.config)
-        values = config.bus
+        # A follower's bus section, or a leader arm's section (so101_leader.yaml): the same servos' keys.
+        kind, values = ("bus", config.bus) if config.bus else ("leader", config.leader)
         if not values:
-            raise UsageError(f"{config.path} has no /**/bus section (port, baud, protocol, servos): see docs/buses.md")
+            raise UsageError(
+                f"{config.path} has no /**/bus or /**/leader section (port, baud, protocol, servos): see docs/buses.md"
+            )
         protocol = args.protocol or str(values.get("protocol", "feetech"))
         sections = servo_sections(values)
         for section in sections.values():
@@ -155,7 +159,7 @@ def _bus_setup(args: argparse.Namespace) -> tuple[str, int, str, list[Planned]]:
         try:
             specs = servo_specs(protocol, joints, sections)
         except BridgeSetupError as error:
-            raise UsageError(f"{config.path}: the bus section: {error}") from None
+            raise UsageError(f"{config.path}: the {kind} section: {error}") from None
         modes = _drive_modes(str(values.get("calibration") or ""), protocol)
         planned: list[Planned] = []
         for spec in specs:
@@ -164,7 +168,7 @@ def _bus_setup(args: argparse.Namespace) -> tuple[str, int, str, list[Planned]]:
         port = args.port or str(values.get("port") or "")
         baud = args.baud or int(values.get("baud", 1_000_000))
         if not port:
-            raise UsageError(f"{config.path}: the bus section has no port: set it, or give --port PATH")
+            raise UsageError(f"{config.path}: the {kind} section has no port: set it, or give --port PATH")
         return port, baud, protocol, planned
     if not args.ids or not args.port:
         raise UsageError("give --config YAML (a parameter file with a bus section), or --port PATH and --ids ID ...")

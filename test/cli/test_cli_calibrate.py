@@ -24,6 +24,7 @@ import pytest
 from helpers.bus_helpers import LATENCY
 from helpers.calibrate_helpers import calibrate_command, scripted_ends, serving, so101_script, source_env
 
+from bb_robot.bringup.config import read_config
 from bb_robot.buses.bridge import Bridge
 from bb_robot.buses.bridge_setup import servo_specs
 from bb_robot.buses.calibration import (
@@ -34,6 +35,7 @@ from bb_robot.buses.calibration import (
 )
 from bb_robot.buses.emulator import SO101_MOTORS, BusEmulator
 from bb_robot.buses.feetech import FEETECH
+from bb_robot.buses.leader import LeaderArm, LeaderConfig
 from bb_robot.buses.transport import Bus
 
 SHIPPED = load_calibration(shipped_calibration("so101"))
@@ -99,6 +101,34 @@ def test_a_scripted_so101_calibration_writes_the_travel_to_the_file_and_eeprom(s
         bus.close()
 
 
+def test_the_leader_arm_calibrates_from_its_own_parameter_file_and_teleop_accepts_it(tmp_path: Path) -> None:
+    """``--config so101_leader.yaml`` (a ``/**/leader`` section, no bus section): the leader's servos, and
+    the written file passes the leader's start-up check (the bridge's EEPROM comparison) as teleop runs it."""
+    shipped = load_calibration(shipped_calibration("so101_leader"))
+    emulator = BusEmulator.so101(shipped_calibration("so101_leader"), timing=False)
+    with serving(emulator, tmp_path) as (link, socket):
+        script, output = tmp_path / "calibrate.txt", tmp_path / "leader.json"
+        script.write_text(so101_script())
+        result = calibrate("--config", "so101_leader.yaml", "--port", link, "--script", script, "--control", socket,
+                           "--output", output)  # fmt: skip
+        assert result.returncode == 0, result.stderr
+        written = load_calibration(output)
+        assert {j: c.id for j, c in written.items()} == {j: c.id for j, c in shipped.items()}
+        for joint, (low, high) in scripted_ends(shipped).items():
+            assert written[joint].range_max - written[joint].range_min == high - low, joint
+        eeprom = {i: tuple(s.peek(name) for name in EEPROM) for i, s in emulator.servos.items()}
+        assert eeprom == {c.id: (c.homing_offset, c.range_min, c.range_max) for c in written.values()}
+        leader = read_config("so101_leader.yaml").leader
+        config = LeaderConfig.from_parameters({**leader, "calibration": str(output)}, "so101_leader.yaml", str(link))
+        bus = Bus.open(str(link), FEETECH, baud=1_000_000, latency=LATENCY, retries=3)
+        try:
+            arm = LeaderArm(bus, config, {"gripper": (0.0, 1.7)})
+            assert not [w for w in arm.start() if "EEPROM" in w]
+            assert arm.read() is not None
+        finally:
+            bus.close()
+
+
 def test_a_dynamixel_arm_by_ids_gets_offsets_of_its_own_sign(tmp_path: Path) -> None:
     emulator = BusEmulator.dynamixel([1, 2], "xl330-m288", timing=False)
     with serving(emulator, tmp_path) as (link, socket):
@@ -160,7 +190,7 @@ def test_enter_from_standard_input_without_moving_names_every_joint_and_writes_n
         (["--config", "so101.yaml", "--ids", "1"], "either --config or --ids"),
         (["--ids", "1", "2"], "--port PATH and --ids"),
         (["--port", "/dev/null", "--ids", "1", "2", "--names", "a"], "--names gives 1 names for 2 --ids"),
-        (["--config", "bb_arm.yaml"], "has no /**/bus section"),
+        (["--config", "bb_arm.yaml"], "has no /**/bus or /**/leader section"),
         (["--config", "so101.yaml", "--full-turn", "knee"], "--full-turn knee: not on this bus"),
     ],
 )
