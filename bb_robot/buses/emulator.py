@@ -40,6 +40,10 @@ from bb_robot.errors import BbRobotError
 
 #: The SO-101's motors in LeRobot's names, by servo ID.
 SO101_MOTORS = ("shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper")
+#: The Koch v1.1 follower's Dynamixel servos by ID (``config/koch_follower.yaml``): XL430-W250 at the
+#: shoulder, XL330-M288 elsewhere.
+KOCH_FOLLOWER_MODELS = {1: "xl430-w250", 2: "xl430-w250", 3: "xl330-m288", 4: "xl330-m288", 5: "xl330-m288",
+                        6: "xl330-m288"}  # fmt: skip
 
 
 class EmulatorError(BbRobotError):
@@ -134,16 +138,28 @@ class BusEmulator:
         return cls(servos, FEETECH, joints=joints, calibrations=calibrations, **options)  # type: ignore[arg-type]
 
     @classmethod
-    def dynamixel(cls, ids: Sequence[int], model: str = "xl430-w250", baud: int = 1_000_000,
+    def dynamixel(cls, ids: Sequence[int], model: str | Sequence[str] = "xl430-w250", baud: int = 1_000_000,
                   **options: object) -> BusEmulator:  # fmt: skip
         """Dynamixel X servos with the given IDs, at ``baud``, return delay 0, torque off at present 2048.
 
+        Args:
+            ids: the servos' IDs.
+            model: one model for every servo, or one per ID (in the order of ``ids``).
+            baud: the bus's baud.
+            **options: as the constructor's (timing, latency, faults, clock).
+
         Raises:
             TableError: an unknown model or a baud it does not offer.
+            ValueError: a list of models that does not match ``ids`` one for one.
         """
-        table = servo_model(model)
-        code = table.baud_code(baud)
-        servos = {i: EmulatedServo(table, i, {"baud_rate": code, "return_delay": 0}, present=2048) for i in ids}
+        models = [model] * len(ids) if isinstance(model, str) else list(model)
+        if len(models) != len(ids):
+            raise ValueError(f"{len(models)} Dynamixel models for {len(ids)} IDs: give one, or one per ID")
+        servos = {}
+        for servo_id, name in zip(ids, models, strict=True):
+            table = servo_model(name)
+            eeprom = {"baud_rate": table.baud_code(baud), "return_delay": 0}
+            servos[servo_id] = EmulatedServo(table, servo_id, eeprom, present=2048)
         return cls(servos, DYNAMIXEL, baud=baud, **options)  # type: ignore[arg-type]
 
     # ------------------------------------------------------------------ life

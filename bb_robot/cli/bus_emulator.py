@@ -2,7 +2,9 @@
 
 ``--arm so101`` serves the SO-101's six STS3215 servos (Feetech, 1 Mbaud) with the EEPROM of a
 LeRobot calibration (``config/so101_calibration.json`` unless ``--calibration``);
-``--protocol dynamixel --ids 1 2 3`` serves Dynamixel X servos. The first line printed is the
+``--protocol dynamixel --ids 1 2 3`` serves Dynamixel X servos (``--model``: one model, or one per
+ID); ``--arm koch`` the Koch v1.1 follower's six (``config/koch_follower.yaml``'s IDs and models,
+:data:`~bb_robot.buses.emulator.KOCH_FOLLOWER_MODELS`). The first line printed is the
 pty's path; ``--link PATH`` also makes a symbolic link to it. Runs until Ctrl-C or SIGTERM.
 docs/buses.md ("The emulator") describes what the servos do, the timing model and the faults.
 """
@@ -15,7 +17,7 @@ import sys
 import threading
 
 from bb_robot.buses.calibration import shipped_calibration
-from bb_robot.buses.emulator import BusEmulator
+from bb_robot.buses.emulator import KOCH_FOLLOWER_MODELS, BusEmulator
 from bb_robot.buses.emulator_control import ControlServer, ScriptPlayer, read_script
 from bb_robot.buses.emulator_faults import Fault, Faults
 from bb_robot.cli.common import EXIT_OK, UsageError
@@ -40,10 +42,21 @@ def build(args: argparse.Namespace) -> BusEmulator:
     faults = Faults(rates=rates, late_by=args.late_by, missing=set(args.missing), seed=args.seed,
                     overheat_at=dict(args.overheat), close_at=args.close_after)  # fmt: skip
     options = {"latency": args.latency / 1000.0, "timing": not args.no_timing, "faults": faults}
+    if args.arm == "koch":
+        if args.ids or args.model or args.calibration or args.protocol == "feetech":
+            raise UsageError("--arm koch has its six Dynamixel servos (IDs 1-6, koch_follower.yaml's models): "
+                             "no --ids, --model, --calibration or --protocol feetech")  # fmt: skip
+        ids = sorted(KOCH_FOLLOWER_MODELS)
+        models = [KOCH_FOLLOWER_MODELS[i] for i in ids]
+        return BusEmulator.dynamixel(ids, models, baud=args.baud or 1_000_000, **options)
     if args.protocol == "dynamixel":
         if not args.ids:
             raise UsageError("--protocol dynamixel needs the servo IDs: --ids 1 2 3")
-        return BusEmulator.dynamixel(args.ids, args.model or "xl430-w250", baud=args.baud or 1_000_000, **options)
+        models = args.model or ["xl430-w250"]
+        if len(models) not in (1, len(args.ids)):
+            raise UsageError(f"--model gives {len(models)} models for {len(args.ids)} --ids: give one, or one per ID")
+        return BusEmulator.dynamixel(args.ids, models if len(models) > 1 else models[0],
+                                     baud=args.baud or 1_000_000, **options)  # fmt: skip
     if args.ids or args.model:
         raise UsageError(f"--ids and --model are for --protocol dynamixel; --arm {args.arm} has its six STS3215 servos")
     if args.baud not in (None, 1_000_000):
@@ -94,15 +107,17 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument(
         "--arm",
-        choices=["so101", "so101_leader"],
+        choices=["so101", "so101_leader", "koch"],
         default="so101",
         help="the arm whose servos to serve (default so101; so101_leader: the leader arm's calibration, for "
-        "bb-robot teleop --leader)",
+        "bb-robot teleop --leader; koch: the Koch v1.1 follower's Dynamixel servos, for koch_follower.yaml)",
     )
     parser.add_argument("--calibration", metavar="FILE", help="LeRobot calibration for the SO-101's EEPROM")
-    parser.add_argument("--protocol", choices=["feetech", "dynamixel"], default="feetech")
+    parser.add_argument("--protocol", choices=["feetech", "dynamixel"], help="default feetech (--arm koch: dynamixel)")
     parser.add_argument("--ids", type=int, nargs="+", default=[], metavar="ID", help="Dynamixel servo IDs")
-    parser.add_argument("--model", help="Dynamixel model (xl330-m288, xl430-w250, xm430-w350, ...; default xl430-w250)")
+    parser.add_argument("--model", nargs="+", metavar="MODEL",
+                        help="Dynamixel model(s): one for every ID, or one per ID (xl330-m288, xl430-w250, "
+                        "xm430-w350, ...; default xl430-w250)")  # fmt: skip
     parser.add_argument("--baud", type=int, help="baud rate (default 1000000)")
     parser.add_argument(
         "--latency", type=float, default=1.0, metavar="MS", help="per-transaction latency (default 1 ms)"

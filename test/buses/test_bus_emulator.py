@@ -17,7 +17,11 @@ from helpers.bus_helpers import LATENCY, ManualClock
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bb_robot.buses.emulator import BusEmulator, EmulatorError
+from bb_robot.bringup.config import read_config
+from bb_robot.buses.bridge import Bridge
+from bb_robot.buses.bridge_setup import servo_sections, servo_specs
+from bb_robot.buses.dynamixel import DYNAMIXEL
+from bb_robot.buses.emulator import KOCH_FOLLOWER_MODELS, BusEmulator, EmulatorError
 from bb_robot.buses.emulator_control import ControlError, ControlServer, ScriptPlayer, move_joint, read_script
 from bb_robot.buses.emulator_motion import INSTANT, plan, time_to_goal
 from bb_robot.buses.emulator_servo import EmulatedServo
@@ -253,8 +257,57 @@ def test_the_command_line_serves_a_linked_pty_until_sigterm(tmp_path: Path) -> N
     assert not link.is_symlink()
 
 
-def test_the_command_line_refuses_options_that_do_not_fit() -> None:
+def test_the_koch_arm_is_the_servos_koch_follower_yaml_configures(tmp_path: Path) -> None:
+    """``--arm koch``: the bridge's start-up (each servo's model number checked against the file's
+    model) accepts the shipped koch_follower.yaml's bus section, as ``bb-robot up --config
+    koch_follower.yaml --bus-port`` runs it."""
+    link = tmp_path / "koch"
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    result = subprocess.run([sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--protocol", "dynamixel"],
+    command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--arm", "koch", "--link", str(link),
+               "--no-timing"]  # fmt: skip
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    try:
+        assert process.stdout is not None and process.stdout.readline().startswith("/dev/pts/")
+        values = read_config("koch_follower.yaml").bus
+        sections = servo_sections(values)
+        assert {int(s["id"]): s["model"] for s in sections.values()} == KOCH_FOLLOWER_MODELS
+        specs = servo_specs("dynamixel", [str(j) for j in values["joints"]], sections)
+        bus = Bus.open(str(link), DYNAMIXEL, baud=int(values["baud"]), latency=LATENCY)
+        try:
+            bridge = Bridge(bus, specs)
+            bridge.start()
+            assert set(bridge.servos) == set(values["joints"])
+        finally:
+            bus.close()
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=30) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--protocol", "dynamixel"], "--ids 1 2 3"),
+        (["--protocol", "dynamixel", "--ids", "1", "2", "3", "--model", "xl430-w250", "xl330-m288"],
+         "--model gives 2 models for 3 --ids"),
+        (["--arm", "koch", "--ids", "1"], "--arm koch has its six Dynamixel servos"),
+        (["--arm", "koch", "--protocol", "feetech"], "--arm koch has its six Dynamixel servos"),
+        (["--ids", "1"], "--ids and --model are for --protocol dynamixel"),
+    ],
+)  # fmt: skip
+def test_the_command_line_refuses_options_that_do_not_fit(args: list[str], message: str) -> None:
+    env = dict(os.environ, PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-m", "bb_robot.cli", "bus-emulator", *args],
                             capture_output=True, text=True, env=env, timeout=60, check=False)  # fmt: skip
-    assert result.returncode == 2 and "--ids 1 2 3" in result.stderr
+    assert result.returncode == 2 and message in result.stderr, result.stderr
+
+
+def test_dynamixel_servos_of_several_models_answer_with_their_own_model_numbers() -> None:
+    emulator = BusEmulator.dynamixel([1, 2], ["xl430-w250", "xl330-m288"], timing=False)
+    assert [emulator.servos[i].model.name for i in (1, 2)] == ["xl430-w250", "xl330-m288"]
+    assert emulator.servos[1].model.model_number != emulator.servos[2].model.model_number
+    with pytest.raises(ValueError, match="2 Dynamixel models for 3 IDs"):
+        BusEmulator.dynamixel([1, 2, 3], ["xl430-w250", "xl330-m288"], timing=False)

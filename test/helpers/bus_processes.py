@@ -69,15 +69,15 @@ class Emulator:
 EMULATOR_LATENCY = 0.025
 
 
-def loaded_machine_config(directory: Path) -> Path:
-    """so101.yaml for a loaded CI machine: the driver's staleness timing (LOADED_MACHINE_TIMING: a bridge
-    starved of CPU for 0.1 s must not disarm the driver before the fault under test does) and the
-    bridge's latency allowance for the emulator (EMULATOR_LATENCY)."""
-    data = yaml.safe_load(CONFIG.read_text())
+def loaded_machine_config(directory: Path, config: Path = CONFIG) -> Path:
+    """A shipped bus config (so101.yaml unless ``config``) for a loaded CI machine: the driver's staleness
+    timing (LOADED_MACHINE_TIMING: a bridge starved of CPU for 0.1 s must not disarm the driver before the
+    fault under test does) and the bridge's latency allowance for the emulator (EMULATOR_LATENCY)."""
+    data = yaml.safe_load(config.read_text())
     driver = data["/**/driver"]["ros__parameters"]
     driver["stale_timeout"] = LOADED_MACHINE_TIMING["stale_timeout"]
     driver["actuators"].update(LOADED_MACHINE_TIMING["actuators"])
     data["/**/bus"]["ros__parameters"]["latency"] = EMULATOR_LATENCY
-    path = directory / "so101_loaded.yaml"
+    path = directory / f"{config.stem}_loaded.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
