@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import os
@@ -224,36 +225,33 @@ def test_the_control_socket_moves_injects_and_reports(so101: BusEmulator, so101_
     assert not path.exists()
 
 
-def test_the_command_line_serves_a_linked_pty_until_sigterm(tmp_path: Path) -> None:
-    link = tmp_path / "so101"
+@contextlib.contextmanager
+def emulator_process(link: Path, *options: str) -> Iterator[str]:
+    """``bb-robot bus-emulator OPTIONS --link LINK --no-timing`` as a process: its pty's path, printed first.
+    It must end with exit status 0 on SIGTERM."""
     env = dict(os.environ, PYTHONPATH=str(REPO))
-    command = [
-        sys.executable,
-        "-m",
-        "bb_robot.cli",
-        "bus-emulator",
-        "--arm",
-        "so101",
-        "--link",
-        str(link),
-        "--no-timing",
-    ]
+    command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", *options, "--link", str(link), "--no-timing"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     try:
         assert process.stdout is not None
-        path = process.stdout.readline().strip()
-        assert path.startswith("/dev/pts/") and os.readlink(link) == path
-        bus = Bus.open(str(link), FEETECH, baud=1_000_000, latency=LATENCY)
-        try:
-            assert [r.servo_id for r in bus.broadcast_ping(max_replies=6)] == [1, 2, 3, 4, 5, 6]
-        finally:
-            bus.close()
+        yield process.stdout.readline().strip()
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=30) == 0
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+
+
+def test_the_command_line_serves_a_linked_pty_until_sigterm(tmp_path: Path) -> None:
+    link = tmp_path / "so101"
+    with emulator_process(link, "--arm", "so101") as path:
+        assert path.startswith("/dev/pts/") and os.readlink(link) == path
+        bus = Bus.open(str(link), FEETECH, baud=1_000_000, latency=LATENCY)
+        try:
+            assert [r.servo_id for r in bus.broadcast_ping(max_replies=6)] == [1, 2, 3, 4, 5, 6]
+        finally:
+            bus.close()
     assert not link.is_symlink()
 
 
@@ -262,12 +260,8 @@ def test_the_koch_arm_is_the_servos_koch_follower_yaml_configures(tmp_path: Path
     model) accepts the shipped koch_follower.yaml's bus section, as ``bb-robot up --config
     koch_follower.yaml --bus-port`` runs it."""
     link = tmp_path / "koch"
-    env = dict(os.environ, PYTHONPATH=str(REPO))
-    command = [sys.executable, "-m", "bb_robot.cli", "bus-emulator", "--arm", "koch", "--link", str(link),
-               "--no-timing"]  # fmt: skip
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert process.stdout is not None and process.stdout.readline().startswith("/dev/pts/")
+    with emulator_process(link, "--arm", "koch") as path:
+        assert path.startswith("/dev/pts/")
         values = read_config("koch_follower.yaml").bus
         sections = servo_sections(values)
         assert {int(s["id"]): s["model"] for s in sections.values()} == KOCH_FOLLOWER_MODELS
@@ -279,12 +273,6 @@ def test_the_koch_arm_is_the_servos_koch_follower_yaml_configures(tmp_path: Path
             assert set(bridge.servos) == set(values["joints"])
         finally:
             bus.close()
-        process.send_signal(signal.SIGTERM)
-        assert process.wait(timeout=30) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
 
 
 @pytest.mark.parametrize(

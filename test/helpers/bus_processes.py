@@ -1,6 +1,6 @@
-"""The bus emulator as a process of its own, and the SO-101's parameter file for a loaded machine: what the
-node tests of the bus bridge (test/nodes/test_bus_node.py) and of leader-follower teleop
-(test/nodes/test_teleop_leader.py) start."""
+"""The bus emulator as a process of its own, the shipped bus configs for a loaded machine, and ``bb-robot up
+--demo`` on the emulator: what the node tests of the bus bridge (test/nodes/test_bus_node.py,
+test_bus_koch.py) and of leader-follower teleop (test/nodes/test_teleop_leader.py) start."""
 
 from __future__ import annotations
 
@@ -16,8 +16,8 @@ from typing import Any
 
 import yaml
 
-from helpers.bringup_helpers import REPO_ROOT, environment
-from helpers.nodes import LOADED_MACHINE_TIMING
+from helpers.bringup_helpers import REPO_ROOT, Launched, environment, require_launch, up_command
+from helpers.nodes import LOADED_MACHINE_TIMING, Probe
 
 CONFIG = REPO_ROOT / "config" / "so101.yaml"
 
@@ -54,6 +54,12 @@ class Emulator:
     def presents(self) -> dict[int, float]:
         return {i: s["ticks"] for i, s in self.servos().items()}
 
+    def __enter__(self) -> Emulator:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.send_signal(signal.SIGTERM)
@@ -81,3 +87,28 @@ def loaded_machine_config(directory: Path, config: Path = CONFIG) -> Path:
     path = directory / f"{config.stem}_loaded.yaml"
     path.write_text(yaml.safe_dump(data))
     return path
+
+
+def up_demo(probe: Probe, emulator: Emulator, directory: Path, *args: str) -> tuple[Any, dict[int, dict[str, Any]]]:
+    """``bb-robot up ARGS --bus-port <the emulator's pty> --demo`` to its end: it must exit 0 with the demo
+    goal succeeded and every servo's torque off after it.
+
+    Returns:
+        The last JointState this probe received (every message taken), and the emulated servos then.
+    """
+    from rclpy.qos import QoSProfile, ReliabilityPolicy
+    from sensor_msgs.msg import JointState
+
+    require_launch()
+    states = probe.subscribe(
+        JointState, "/joint_states", QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
+    )
+    run = Launched(up_command(*args, "--bus-port", str(emulator.link), "--demo"), directory / "up.log", environment())
+    status = run.wait(300)
+    log = run.log()
+    assert status == 0, log
+    assert "demo goal succeeded" in log, log
+    assert not any(emulator.torques()), "torque left on after the command ended"
+    assert probe.spin_until(lambda: len(states) > 10)
+    assert probe.spin_until_quiet(lambda: len(states))  # every message taken: the last is the last published
+    return states[-1], emulator.servos()

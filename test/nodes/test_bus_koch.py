@@ -21,16 +21,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers.bringup_helpers import Launched, environment, require_launch, up_command
-from helpers.bus_processes import Emulator, loaded_machine_config
+from helpers.bus_processes import Emulator, loaded_machine_config, up_demo
 from helpers.nodes import Probe
 from helpers.ros_distro import REPO_ROOT
-from rclpy.qos import QoSProfile, ReliabilityPolicy
-from sensor_msgs.msg import JointState
 
 from bb_robot.bringup.config import read_config
 
-STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 CONFIG = REPO_ROOT / "config" / "koch_follower.yaml"
 URDF = REPO_ROOT / "models" / "so101" / "so101_new_calib.urdf"
 #: One tick of a 4096-tick turn (rad): the resolution the joint states are compared at.
@@ -39,33 +35,21 @@ TICK = 2 * math.pi / 4096
 
 @pytest.fixture
 def koch(tmp_path: Path) -> Iterator[Emulator]:
-    made = Emulator(tmp_path, name="koch", arm="koch")
-    yield made
-    made.stop()
+    with Emulator(tmp_path, name="koch", arm="koch") as made:
+        yield made
 
 
 def test_up_demo_moves_the_emulated_koch_arm_through_its_shipped_config(
     koch: Emulator, probe: Probe, tmp_path: Path
 ) -> None:
-    require_launch()
     bus = read_config(str(CONFIG)).bus
     ids = {joint: int(bus[f"servos.{joint}.id"]) for joint in bus["joints"]}
     start = koch.presents()
-    states = probe.subscribe(JointState, "/joint_states", STREAM)
     config = loaded_machine_config(tmp_path, CONFIG)
-    run = Launched(up_command(str(URDF), "--config", str(config), "--bus-port", str(koch.link), "--demo"),
-                   tmp_path / "up.log", environment())  # fmt: skip
-    status = run.wait(300)
-    log = run.log()
-    assert status == 0, log
-    assert "demo goal succeeded" in log, log
-    assert not any(koch.torques()), "torque left on after the command ended"
-    servos = koch.servos()
+    last, servos = up_demo(probe, koch, tmp_path, str(URDF), "--config", str(config))
     moved = [joint for joint, i in ids.items() if abs(servos[i]["ticks"] - start[i]) > 20]
     assert sorted(moved) == sorted(ids), f"the demo moved only {moved} of {sorted(ids)}"
-    assert probe.spin_until(lambda: len(states) > 10)
-    assert probe.spin_until_quiet(lambda: len(states))  # every message taken: the last is the last published
-    final = dict(zip(states[-1].name, states[-1].position, strict=True))
+    final = dict(zip(last.name, last.position, strict=True))
     for joint, servo_id in ids.items():
         expected = (servos[servo_id]["ticks"] - 2048) * TICK
         assert final[joint] == pytest.approx(expected, abs=2 * TICK), joint

@@ -32,8 +32,8 @@ from typing import Any
 
 import pytest
 import yaml
-from helpers.bringup_helpers import Launched, environment, launches, require_launch, up_command
-from helpers.bus_processes import CONFIG, EMULATOR_LATENCY, Emulator, loaded_machine_config
+from helpers.bringup_helpers import Launched, environment, launches, up_command
+from helpers.bus_processes import CONFIG, EMULATOR_LATENCY, Emulator, loaded_machine_config, up_demo
 from helpers.nodes import Probe, StartNode, node_overrides
 from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
@@ -60,18 +60,7 @@ def emulator(tmp_path: Path) -> Iterator[Emulator]:
 def test_up_demo_moves_the_emulated_arm_and_reports_its_present_positions(
     emulator: Emulator, probe: Probe, tmp_path: Path
 ) -> None:
-    require_launch()
-    states = probe.subscribe(JointState, "/joint_states", STREAM)
-    run = Launched(up_command("--config", str(demo_config(tmp_path)), "--bus-port", str(tmp_path / "so101"), "--demo"),
-                   tmp_path / "up.log", environment())  # fmt: skip
-    status = run.wait(300)
-    log = run.log()
-    assert status == 0, log
-    assert "demo goal succeeded" in log, log
-    assert not any(emulator.torques()), "torque left on after the command ended"
-    assert probe.spin_until(lambda: len(states) > 10)
-    assert probe.spin_until_quiet(lambda: len(states))  # every message taken: the last is the last published
-    final, servos = states[-1], emulator.servos()
+    final, servos = up_demo(probe, emulator, tmp_path, "--config", str(demo_config(tmp_path)))
     for name, position in zip(final.name, final.position, strict=True):
         calibration = CALIBRATIONS[name]
         ticks = round(servos[calibration.id]["ticks"])
