@@ -36,6 +36,10 @@ from bb_robot.model.robot import Robot
 from bb_robot.model.transforms import Matrix
 
 LinkPair = tuple[str, str]
+#: Two parts whose relative rotation and translation (m) differ by no more than this between two
+#: configurations stand as they stood (:meth:`CollisionModel.pair_moves`): the forward kinematics' own
+#: rounding is about 1e-15; a picometre is no motion.
+SAME_PLACEMENT = 1e-12
 
 _kernel: list[Callable[..., int] | None] = []  # empty until first needed
 
@@ -393,6 +397,34 @@ class CollisionModel:
             if distance < best:
                 best, best_k = distance, k
         return best_k, float(best)
+
+    def pair_moves(self, k: int, q: npt.ArrayLike, other: npt.ArrayLike) -> bool:
+        """Whether checked pair ``k``'s two parts stand otherwise relative to each other at ``other`` than at ``q``.
+
+        A motion that leaves them as they are (the joints it moves are not between their links) does not
+        change their distance, though coal measures it up to its tolerance (1 µm) apart at two poses.
+
+        Args:
+            k: the pair (an index :meth:`nearest_pair` gave).
+            q: one configuration.
+            other: the other.
+
+        Returns:
+            True when their relative rotation or translation differs by more than :data:`SAME_PLACEMENT`.
+        """
+        i, j = self._first_list[k], self._second_list[k]
+
+        def relative(configuration: npt.ArrayLike) -> tuple[Matrix, Matrix]:
+            rotations, translations, _, _ = self._placed(configuration)  # (the model's own arrays: used at once)
+            inverse = rotations[i].T
+            return inverse @ rotations[j], inverse @ (translations[j] - translations[i])
+
+        rotation, translation = relative(q)
+        other_rotation, other_translation = relative(other)
+        return bool(
+            np.max(np.abs(rotation - other_rotation)) > SAME_PLACEMENT
+            or np.max(np.abs(translation - other_translation)) > SAME_PLACEMENT
+        )
 
     def pair_contact(self, k: int, distance: float) -> Contact:
         """The :class:`Contact` of checked pair ``k`` (an index :meth:`nearest_pair` gave) at ``distance``.

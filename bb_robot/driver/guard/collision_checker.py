@@ -196,10 +196,16 @@ class Measurer:
             The measurement; distances beyond twice ``slowdown_distance`` are not computed (``inf``).
         """
         limit = 2 * self.settings.slowdown_distance
-        pair, distance = self.model.nearest_pair(self.configuration(position), limit)
-        ahead_pair, ahead = self.model.nearest_pair(self.configuration(target), limit)
+        here, there = self.configuration(position), self.configuration(target)
+        pair, distance = self.model.nearest_pair(here, limit)
+        ahead_pair, ahead = self.model.nearest_pair(there, limit)
         distance = math.inf if pair < 0 else distance
         ahead = math.inf if ahead_pair < 0 else ahead
+        if 0 <= pair == ahead_pair and ahead < distance and not self.model.pair_moves(pair, here, there):
+            # A motion that leaves the nearest pair as it stands (the SO-101's jaw and wrist while the shoulder
+            # pans) comes no nearer: its two distances differ by coal's tolerance only, either way, and half
+            # the cycles of such a motion were slowed, and stopped whenever a verdict came late.
+            ahead = distance
         return Measurement(pair, distance, ahead, speed_scale(distance, ahead, self.settings), self.generation)
 
 

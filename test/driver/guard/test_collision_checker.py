@@ -253,10 +253,11 @@ def test_a_frozen_checker_stops_streamed_motion_until_it_answers_again(cell: Cel
     assert pid is not None
     try:
         cell.command([0.8, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0])  # away from everything
-        live(cell, 0.2)
+        live(cell, 0.05)
         os.kill(pid, signal.SIGSTOP)
         live(cell, LATE_AFTER + 0.1)
         held = cell.positions.copy()
+        assert held[0] < 0.8 - 0.1, "stopped short of the target, with room to move on"
         live(cell, 0.2)
         np.testing.assert_allclose(cell.positions, held, atol=1e-3)
         level, message, _ = cell.guard.diagnostics(cell.clock.now)

@@ -20,6 +20,7 @@ from bb_robot.driver.commands.limits import approach_path
 from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.guard.build import build_guard
+from bb_robot.driver.guard.collision_checker import Measurer
 from bb_robot.driver.guard.collision_guard import GuardSettings, speed_scale
 from bb_robot.loading import load_file
 
@@ -91,13 +92,12 @@ def test_a_checked_trajectory_near_the_post_is_not_slowed_and_not_reported_as_sl
     levels = []
     for _ in range(105):
         cell.run(0.02)
-        verdict = cell.guard.verdict
-        if verdict is not None and verdict.scale < 1.0:
+        if execution.outcome is None and cell.distance() < 0.08:
             levels.append(cell.guard.diagnostics(cell.clock.now)[:2])
     assert execution.outcome is not None and execution.outcome.status == "succeeded", execution.outcome
     np.testing.assert_allclose(cell.positions, near, atol=1e-3)
     assert levels, "the trajectory came within the slowdown distance"
-    assert all(level == "ok" and "checked trajectory runs, not slowed" in text for level, text in levels), levels
+    assert all(level == "ok" for level, _ in levels), levels
 
 
 def test_a_position_command_is_checked_along_its_approach_path(cell: Cell) -> None:
@@ -151,6 +151,29 @@ def test_speed_scale() -> None:
     halfway = speed_scale(0.03, 0.029, settings)
     assert 0.0 < halfway < 1.0
     assert speed_scale(0.02, 0.019, settings) < halfway
+
+
+def test_a_motion_that_leaves_the_nearest_pair_as_it_is_is_never_slowed() -> None:
+    # The SO-101's moving jaw stands within the slowdown distance of its wrist at the zero pose; panning
+    # the shoulder does not change that distance, which coal measures up to its tolerance apart at the two
+    # poses, either way.  Opening or closing the jaw does change it: that one way is slowed.
+    loaded = load_file(str(Path(__file__).resolve().parents[3] / "models" / "so101" / "so101_new_calib.urdf"))
+    joints = ["shoulder_pan", "shoulder_lift", "elbow_flex", "wrist_flex", "wrist_roll", "gripper"]
+    guard = build_guard(loaded, joints, GuardSettings(), 200.0)
+    assert guard is not None
+    measurer = Measurer(guard.model, joints, guard.settings)
+    here = np.zeros(6)
+    assert measurer.measure(here, here).distance < guard.settings.slowdown_distance
+    scales = []
+    for k in range(200):
+        position = here.copy()
+        position[0] = 0.3 * math.sin(k / 30)
+        target = position.copy()
+        target[0] += 0.01 * math.cos(k / 30)
+        scales.append(measurer.measure(position, target).scale)
+    assert scales == [1.0] * len(scales)
+    jaw = [measurer.measure(here, np.array([0, 0, 0, 0, 0, step])).scale for step in (-0.05, 0.05)]
+    assert min(jaw) < 1.0
 
 
 def test_no_geometry_no_guard() -> None:
