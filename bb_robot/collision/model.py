@@ -436,6 +436,39 @@ class CollisionModel:
             raise IndexError(f"collision model of '{self.robot.name}': no checked pair {k} (it has {self._first.size})")
         return self._contact(k, distance)
 
+    def pair_frames(self) -> list[tuple[str | None, str | None]]:
+        """Each checked pair's two frames, in pair order: the link a part moves with, ``None`` for an obstacle."""
+        robot = len(self.parts)
+
+        def frame(i: int) -> str | None:
+            return None if i >= robot else (self.parts[i].frame or self.parts[i].link)
+
+        return [(frame(i), frame(j)) for i, j in zip(self._first_list, self._second_list, strict=True)]
+
+    def pair_lower_distances(self, q: npt.ArrayLike, within: float) -> npt.NDArray[np.float64]:
+        """Each checked pair's distance at ``q``, in pair order, or a lower bound of it: the hulls' distance where
+        their bounding spheres are less than ``within`` apart, else the gap between the spheres (no coal query).
+
+        Args:
+            q: the configuration.
+            within: sphere gaps (m) below which the distance is measured.
+
+        Returns:
+            ``(n_pairs,)`` metres.
+        """
+        rotations, translations, squared, _ = self._placed(q)
+        distances = np.sqrt(squared) - self._reach
+        near = np.flatnonzero(distances < within).tolist()
+        if near:
+            transforms = self._place(rotations, translations, near)
+            request, result = self._distance_request, self._distance_result
+            for k in near:
+                result.clear()
+                distances[k] = self._distance[k](
+                    transforms[self._first_list[k]], transforms[self._second_list[k]], request, result
+                )
+        return np.asarray(distances, dtype=float)
+
     def pair_distances(self, q: npt.ArrayLike) -> dict[tuple[str, str], float]:
         """Every checked part pair's hull distance at ``q``, keyed by the parts' labels (for tests and reports)."""
         rotations, translations, _, _ = self._placed(q)

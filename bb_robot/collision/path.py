@@ -46,6 +46,8 @@ class MotionBound:
             extent[frame] = max(extent.get(frame, 0.0), farthest)
         self.links: tuple[str, ...] = tuple(extent)
         self.reach = np.zeros((len(self.links), len(fk.joint_names)))
+        #: Link -> (joint, coordinate, metres per unit of it) of each joint above it: the terms of its row of ``reach``.
+        self.terms: dict[str, list[tuple[str, int, float]]] = {link: [] for link in self.links}
         for row, link in enumerate(self.links):
             # Walk up from the link: ``arm`` is the reach from the current joint's origin to the link's points.
             arm = extent[link]
@@ -55,10 +57,10 @@ class MotionBound:
                 source, scale = self._driver(model, joint.name)
                 if source is not None:
                     index = coordinate[source]
-                    if joint.type == "prismatic":
-                        self.reach[row, index] += abs(scale)
-                    elif joint.type in ("revolute", "continuous"):
-                        self.reach[row, index] += abs(scale) * arm
+                    amount = abs(scale) if joint.type == "prismatic" else abs(scale) * arm
+                    if joint.type in ("prismatic", "revolute", "continuous"):
+                        self.reach[row, index] += amount
+                        self.terms[link].append((joint.name, index, amount))
                 if joint.type == "prismatic" and joint.limits is not None:
                     lower, upper = joint.limits.lower or 0.0, joint.limits.upper or 0.0
                     arm += max(abs(lower), abs(upper))
@@ -76,6 +78,26 @@ class MotionBound:
         if joint.type not in ("revolute", "continuous", "prismatic"):
             return None, 0.0
         return joint.name, scale
+
+    def between(self, first: str | None, second: str | None) -> npt.NDArray[np.float64]:
+        """How far the geometry of link ``first`` can move relative to that of ``second`` (``None``: a static
+        obstacle), per unit of each coordinate: a joint above both moves them together and counts nothing, so
+        their distance changes by at most the sum of the others' terms.
+
+        Args:
+            first: one link (a key of ``terms``), or ``None``.
+            second: the other.
+
+        Returns:
+            ``(n_coordinates,)`` metres per radian (or metre).
+        """
+        a, b = self.terms.get(first or "", []), self.terms.get(second or "", [])
+        common = {name for name, _, _ in a} & {name for name, _, _ in b}
+        out = np.zeros(self.reach.shape[1])
+        for name, index, amount in a + b:
+            if name not in common:
+                out[index] += amount
+        return out
 
     def along(self, path: Matrix) -> Matrix:
         """Cumulative motion bound of every link along a path: ``(n_configurations, n_links)``, 0 at the start."""

@@ -393,7 +393,7 @@ def approach_path(
 
     Args:
         positions: where the joints are (every joint of ``limits``).
-        velocities: their velocities (NaN as 0).
+        velocities: their velocities (NaN as 0; beyond the velocity limit as the limit).
         targets: their targets.
         limits: the effective limits.
         period: the step (the loop period, seconds).
@@ -404,7 +404,10 @@ def approach_path(
         ``(rows, joints)``: the start, the kept steps and the end (at rest on the targets).
     """
     p = np.asarray(positions, dtype=float).copy()
-    v = np.nan_to_num(np.asarray(velocities, dtype=float))
+    # A joint measured faster than its velocity limit starts at its limit: the driver never moves it faster,
+    # and a position servo stepping to the goals it is sent reads its own top speed between two of them
+    # (an STS3215 on a bus bridge: 5.2 rad/s while following 0.5 rad/s, which made a path braking 4.5 rad).
+    v = np.clip(np.nan_to_num(np.asarray(velocities, dtype=float)), -limits.velocity, limits.velocity)
     targets = np.asarray(targets, dtype=float)
     finite = np.isfinite(limits.acceleration)
     accel = np.where(finite, limits.acceleration, 1.0)

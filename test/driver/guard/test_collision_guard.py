@@ -19,6 +19,7 @@ from bb_robot.driver.commands.commands import CommandMode
 from bb_robot.driver.commands.limits import approach_path
 from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
+from bb_robot.driver.guard import collision_guard
 from bb_robot.driver.guard.build import build_guard
 from bb_robot.driver.guard.collision_checker import Measurer
 from bb_robot.driver.guard.collision_guard import GuardSettings, speed_scale
@@ -119,6 +120,47 @@ def test_a_position_command_is_checked_along_its_approach_path(cell: Cell) -> No
         cell.validator.from_array(CommandMode.VELOCITY, [1.0, 0, 0, 0, 0, 0, 0], "/t", cell.clock.now),
         cell.core.snapshot.sample,
         limits,
+    )
+
+
+def test_a_stream_of_nearby_position_commands_is_path_checked_once_in_many(
+    cell: Cell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    limits = cell.core.limits
+    checks = []
+    real_check_path = collision_guard.check_path
+
+    def counted(*args: object, **kwargs: object) -> object:
+        checks.append(1)
+        return real_check_path(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(collision_guard, "check_path", counted)
+    start = cell.positions.copy()
+    for k in range(1, 101):  # 0.1 rad of pan in 1 mrad steps at 200 Hz, as a leader arm streams it, followed
+        targets = start.copy()
+        targets[0] += 0.001 * k
+        command = cell.validator.from_array(CommandMode.POSITION, targets.tolist(), "/t", cell.clock.now)
+        cell.guard.check_command(command, cell.core.snapshot.sample, limits)
+        cell.core.submit(command)
+        cell.run(0.005)
+    assert cell.positions[0] > start[0] + 0.09
+    assert 1 <= len(checks) <= 20, len(checks)  # (one each: 100)
+    # What the last check proved free does not reach through the table: that one is still refused.
+    through = cell.validator.from_array(CommandMode.POSITION, [2.4, -math.pi / 2, 0, 0, 0, 0, 0], "/t", cell.clock.now)
+    with pytest.raises(CommandRejected, match="world/table/top"):
+        cell.guard.check_command(through, cell.core.snapshot.sample, limits)
+
+
+def test_a_joint_measured_beyond_its_velocity_limit_approaches_as_from_its_limit(cell: Cell) -> None:
+    limits = cell.core.limits
+    start = cell.positions.copy()
+    targets = start.copy()
+    targets[0] += 0.01
+    at_limit, beyond = np.zeros_like(start), np.zeros_like(start)
+    at_limit[0], beyond[0] = limits.velocity[0], 5 * limits.velocity[0]
+    period = PERIOD_NS * 1e-9
+    np.testing.assert_array_equal(
+        approach_path(start, beyond, targets, limits, period), approach_path(start, at_limit, targets, limits, period)
     )
 
 
