@@ -170,6 +170,8 @@ def test_the_follower_ramps_to_the_leader_at_most_at_half_a_radian_a_second_then
             value = state.position[list(state.name).index(joint)]
             assert min(a, b) - TRACK <= value <= max(a, b) + TRACK, f"{joint} at {value:.4f} left the leader's path"
     assert "Traceback" not in rig.teleop.log()
+    # The driver's own command publishers are its own in the ROS graph (they were once "a second publisher").
+    assert "a second publisher" not in rig.launch.log(), rig.launch.log()
 
 
 def test_leader_faults_are_named_and_the_follower_does_not_move(rig: Rig, probe: Probe) -> None:

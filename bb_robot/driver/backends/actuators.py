@@ -275,13 +275,16 @@ class ActuatorsBackend(Backend):
             self._transmissions = SimpleTransmissions.of(self.actuators)
             self._index_pub = host.open_latched_text(full_name(host.namespace, INDEX_TOPIC))
             self._publish_index()
-            self._commands = host.open_joint_commands(
-                [t.command for t in self.topics], [a.name for a in self.actuators]
-            )
             for i, topics in enumerate(self.topics):
                 self._subscriptions.append(host.subscribe_joint_states(topics.state, partial(self._on_feedback, i)))
             if self.wait_for_feedback:
                 self._wait_for_feedback(host, timeout)
+            # After the wait: the helper node it spins comes and goes in this participant, and command
+            # publishers made before it were left without their node in the ROS graph (Fast DDS: the graph
+            # checks below then named this driver's own as "a second publisher", node _NODE_NAME_UNKNOWN_).
+            self._commands = host.open_joint_commands(
+                [t.command for t in self.topics], [a.name for a in self.actuators]
+            )
             self._graph_timer = host.every(self.graph_check_period, self.check_graph)
             self._param_guard = host.guard_parameters(self._refuse_change)
         except BaseException:
