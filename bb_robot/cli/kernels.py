@@ -30,6 +30,7 @@ from bb_robot.loading.load import load_file
 from bb_robot.model import compiled
 from bb_robot.model.kinematics import ForwardKinematics
 from bb_robot.model.serial import SerialManipulator
+from bb_robot.planning.rrt import search_kernel
 from bb_robot.planning.validity import edge_kernel
 from bb_robot.resources import bundled_model
 
@@ -83,6 +84,10 @@ def _warm_plan() -> None:
     edge_kernel()  # edge_free compiled (or loaded) at import: its one signature
 
 
+def _warm_search() -> None:
+    search_kernel()  # connect_steps compiled (or loaded) at import: its one signature
+
+
 #: Every module of numba kernels, in the order they depend on each other.
 KERNELS = (
     Kernel("bb_robot.model._frames_numba", "the kinematics (frames and Jacobians)", _warm_frames),
@@ -90,6 +95,7 @@ KERNELS = (
     Kernel("bb_robot.driver.servo._servo_numba", "the servo's cycle", _warm_servo),
     Kernel("bb_robot.collision._placement_numba", "the collision placement step", _warm_placement),
     Kernel("bb_robot.planning._plan_numba", "the planner's sphere check", _warm_plan),
+    Kernel("bb_robot.planning._rrt_numba", "the planner's search loop", _warm_search),
 )
 
 

@@ -288,6 +288,23 @@ class StateChecker:
         a, b = by_label[labels[0]], by_label[labels[1]]
         return Contact((a, b) if a <= b else (b, a), distance, labels)
 
+    def kernel_arguments(self) -> tuple[Any, ...]:
+        """The compiled search's first arguments (:func:`bb_robot.planning._rrt_numba.connect_steps`): the
+        edge check's (its ends excepted), the base configuration and the planned coordinates."""
+        base = self.base.copy()
+        base.setflags(write=False)
+        active = np.ascontiguousarray(self.active)
+        active.setflags(write=False)
+        return (self._code, self._work, self.resolution, self.clearance, *self._arrays, base, active)
+
+    def add_counts(self, tally: npt.ArrayLike) -> None:
+        """Add a compiled search's work (edges, configurations, exact queries, undecided edges) to :attr:`counts`."""
+        edges, samples, exact, undecided = (int(v) for v in np.asarray(tally))
+        self.counts.edges += edges
+        self.counts.samples += samples
+        self.counts.exact += exact
+        self.counts.undecided += undecided
+
     # ------------------------------------------------------------------ configurations
     def full(self, x: npt.ArrayLike) -> Matrix:
         """The model's whole configuration for planned-joint values ``x`` (the others at :attr:`base`).

@@ -159,11 +159,18 @@ def _dense(path: np.ndarray, step: float) -> np.ndarray:
     """The configurations of ``path`` to check: no joint moves more than ``step`` between two of them.
 
     Rows nearer than ``step`` to the last one kept are skipped (a timed trajectory's 2 ms samples),
-    and segments longer than ``step`` are cut into equal steps.
+    and segments longer than ``step`` are cut into equal steps.  A row where the path turns (a
+    waypoint: the direction from the row before differs from the direction to the row after) is
+    always kept: skipping it would check the chord across the corner, configurations the motion
+    never passes (a Panda hand 19 µm into an obstacle, 0.34 mrad off the path, was reported so).
     """
     kept = [path[0]]
-    for row in path[1:-1]:
-        if np.abs(row - kept[-1]).max() >= step:
+    for i in range(1, path.shape[0] - 1):
+        row = path[i]
+        before, after = row - path[i - 1], path[i + 1] - row
+        nb, na = float(np.linalg.norm(before)), float(np.linalg.norm(after))
+        turns = nb > 0.0 and na > 0.0 and float(np.abs(before / nb - after / na).max()) > 1e-6
+        if turns or np.abs(row - kept[-1]).max() >= step:
             kept.append(row)
     if path.shape[0] > 1:
         kept.append(path[-1])
