@@ -7,7 +7,9 @@ joints, the tip pose, the /tf and joint_states rates (counted from the messages 
 the driver's state and its /diagnostics warnings.  ``--demo`` sends a FollowJointTrajectory goal
 that moves every joint through half its range; ``--demo-cartesian`` moves the tool along a circle
 through the Cartesian servo (:mod:`bb_robot.cli.up_cartesian`); ``--demo-plan`` sends MoveIt's
-``move_action`` a pose goal behind a post and judges the motion (:mod:`bb_robot.cli.up_plan`).
+``move_action`` a pose goal behind a post and judges the motion (:mod:`bb_robot.cli.up_plan`);
+``--demo-pick`` picks a cube, carries it over a wall and places it, judged from where the cube
+really is (:mod:`bb_robot.cli.up_pick`).
 The ROS side is :mod:`bb_robot.nodes.up_client`; this module never imports rclpy.  ``docs/bringup.md`` describes it all.
 
 Exit codes: 0 success (or a clean shutdown on Ctrl-C / SIGTERM / ``--duration``); 1 the input is
@@ -24,11 +26,13 @@ import os
 import re
 import signal
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from bb_robot.bringup.demo import DemoPoint, demo_points
@@ -37,6 +41,8 @@ from bb_robot.cli import common
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
 from bb_robot.cli.up_cartesian import CartesianDemo, servo_chain
 from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
+from bb_robot.cli.up_pick import DEMO_CONFIG as PICK_CONFIG
+from bb_robot.cli.up_pick import PickDemo, PickSetup, pick_setup, seeded_config
 from bb_robot.cli.up_plan import DEMO_CONFIG, PlanDemo, PlanSetup, plan_setup
 from bb_robot.cli.up_process import BringupProcess, DriverWatch
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
@@ -127,6 +133,20 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "move_action a pose goal behind the post and execute it; succeeds when the tool reaches it within 1 mm and "
         "1 mrad and the arm never came within 1 cm of the post (exit as --demo)",
     )
+    demos.add_argument(
+        "--demo-pick",
+        action="store_true",
+        help=f"the arm, a cube and a wall on a table ({PICK_CONFIG} unless --config; MuJoCo unless --backend): "
+        "pick the cube, carry it over the wall and place it on the other side through move_action, "
+        "compute_cartesian_path and the gripper action; succeeds when the cube ends within 1 cm of the place spot "
+        "standing on a face, slipped at most 5 mm and 5° in the hand and never touched the wall (docs/pick.md)",
+    )
+    parser.add_argument(
+        "--seed",
+        type=int,
+        metavar="S",
+        help="--demo-pick: put the cube at random (seed S) in the pick area, its place spot mirrored across the wall",
+    )
     parser.add_argument(
         "--no-planning",
         action="store_true",
@@ -177,6 +197,8 @@ class _Run:
     stop: threading.Event
     start: float
     drivers: dict[str, DriverWatch] = field(default_factory=dict)
+    #: ``--demo-pick``'s verdict: printed again as the last line.
+    pick_line: str = ""
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -471,7 +493,7 @@ def _show(run: _Run, goals: dict[str, GoalProgress], until: Callable[[], bool]) 
     print("\n".join(plain_lines(run.elapsed(), run.views(), limits, goals)), flush=True)
 
 
-def _operate(run: _Run, args: argparse.Namespace, setup: PlanSetup | None = None) -> int:
+def _operate(run: _Run, args: argparse.Namespace, setup: PlanSetup | PickSetup | None = None) -> int:
     """After the system is up: demo, live view, until the end; returns the exit code."""
     up_at = time.monotonic()
     goals: dict[str, GoalProgress] = {}
@@ -483,9 +505,11 @@ def _operate(run: _Run, args: argparse.Namespace, setup: PlanSetup | None = None
     if args.demo_cartesian:
         for namespace in run.plan.robots:
             cartesian[namespace] = CartesianDemo(run.plan, run.client, namespace, run.say, run.stop).start()
-    threads: dict[str, CartesianDemo | PlanDemo] = dict(cartesian)
-    if setup is not None:
+    threads: dict[str, CartesianDemo | PlanDemo | PickDemo] = dict(cartesian)
+    if isinstance(setup, PlanSetup):
         threads = {ns: PlanDemo(setup, run.client, ns, run.say, run.stop).start() for ns in run.plan.robots}
+    elif isinstance(setup, PickSetup):
+        threads = {"": PickDemo(setup, run.client, run.say, run.stop).start()}
     goal_deadline = time.monotonic() + run.plan.demo_time + GOAL_SLACK
 
     def demo_over() -> bool:
@@ -525,7 +549,10 @@ def _operate(run: _Run, args: argparse.Namespace, setup: PlanSetup | None = None
             run.say(f"{label}demo goal succeeded ({goal.feedback_count} feedback messages)")
     for namespace, demo in threads.items():
         label = f"/{namespace} " if namespace else ""
-        outcome, name = demo.outcome, "cartesian demo" if isinstance(demo, CartesianDemo) else "plan demo"
+        outcome = demo.outcome
+        name = {CartesianDemo: "cartesian demo", PlanDemo: "plan demo", PickDemo: "pick demo"}[type(demo)]
+        if isinstance(demo, PickDemo):
+            run.pick_line = demo.result_line or outcome.message
         if outcome.done and outcome.ok:
             run.say(f"{label}{name} succeeded: {outcome.message}")
         elif not outcome.done and run.stop.is_set():
@@ -561,15 +588,30 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--duration must be a number of seconds >= 0, got {args.duration}")
     if not args.timeout > 0:
         raise UsageError(f"--timeout must be positive, got {args.timeout}")
+    if args.seed is not None and not args.demo_pick:
+        raise UsageError("--seed goes with --demo-pick")
     environment()
+    with tempfile.TemporaryDirectory(prefix="bb_robot_pick_") as directory:
+        return _run(args, Path(directory))
+
+
+def _run(args: argparse.Namespace, directory: Path) -> int:
     config = args.config or (DEMO_CONFIG if args.demo_plan and not args.file else None)
+    if args.demo_pick and not args.file:
+        config = args.config or PICK_CONFIG
+        if args.seed is not None:
+            config = str(seeded_config(config, args.seed, directory))
     paths = args.resource_path
+    if args.demo_pick and args.seed is not None:
+        paths = [*paths, str(directory)]
     plan = plan_bringup(args.file, config=config, scope=args.scope, resource_paths=paths, backend=args.backend)
     if args.demo:
         demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     if args.demo_cartesian:
         servo_chain(plan)  # UpError (exit 1) before anything starts if the servo is off
-    setup = _plan_demo_setup(plan, args) if args.demo_plan else None
+    setup: PlanSetup | PickSetup | None = _plan_demo_setup(plan, args) if args.demo_plan else None
+    if args.demo_pick:
+        setup = _pick_demo_setup(plan, args)
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     _add_view(plan.launch_arguments, args)
@@ -591,7 +633,7 @@ def run(args: argparse.Namespace) -> int:
         run_ = _Run(plan, process, client, stop, start)
         code = EXIT_OK
         try:
-            demo = args.demo or args.demo_cartesian or args.demo_plan
+            demo = args.demo or args.demo_cartesian or args.demo_plan or args.demo_pick
             if _bring_up(run_, args.timeout, arm=demo, view=bool(args.view or args.record)):
                 code = _operate(run_, args, setup)
             if stop.is_set():
@@ -608,6 +650,8 @@ def run(args: argparse.Namespace) -> int:
             if left:
                 common.warn(f"had to end processes the launch left running: {left}")
             run_.say(f"stopped; launch output in {process.log_path}")
+            if run_.pick_line:
+                print(f"pick demo {'succeeded' if code == EXIT_OK else 'failed'}: {run_.pick_line}", flush=True)
     return code
 
 
@@ -621,6 +665,20 @@ def _plan_demo_setup(plan: BringupPlan, args: argparse.Namespace) -> PlanSetup:
         why = "--no-planning" if args.no_planning else "moveit_msgs is not built (scripts/setup builds it)"
         raise UpError(f"--demo-plan needs the move_group node: {why}")
     return plan_setup(plan)
+
+
+def _pick_demo_setup(plan: BringupPlan, args: argparse.Namespace) -> PickSetup:
+    """``--demo-pick``'s spots and gripper, before anything starts.
+
+    Raises:
+        UpError: planning left out (``--no-planning``, no moveit_msgs), or no world with a cube and a wall.
+    """
+    if args.no_planning or importlib.util.find_spec("moveit_msgs") is None:
+        why = "--no-planning" if args.no_planning else "moveit_msgs is not built (scripts/setup builds it)"
+        raise UpError(f"--demo-pick needs the move_group node: {why}")
+    if len(plan.robots) != 1 or plan.robots[0]:
+        raise UpError("--demo-pick runs one robot without a namespace; the parameter file has several")
+    return pick_setup(plan)
 
 
 def _moveit_msgs() -> bool:

@@ -61,7 +61,8 @@ class ObjectFrames:
         """Publish the objects' latest poses, unless they were published less than 1/:data:`RATE` ago.
 
         Args:
-            age_ns: How old the measurement is on the node's clock (the joint states' age).
+            age_ns: How old the joint states published with them are (ns): their age when the
+                poses carry no measurement time of their own.
         """
         now = time.monotonic_ns()
         if self._last_ns is not None and now - self._last_ns < 1e9 / RATE:
@@ -70,6 +71,10 @@ class ObjectFrames:
         if poses is None:
             return
         self._last_ns = now
+        # Stamped when they were measured: the backend may have read (and measured) again since
+        # the joint states being published, and an object carried at 1 m/s moves 1 mm a millisecond.
+        if poses.stamp_ns > 0:
+            age_ns = time.monotonic_ns() - poses.stamp_ns
         self._publisher.publish(self.message(poses, self._node.get_clock().now().nanoseconds - age_ns))
 
     def message(self, poses: ObjectPoses, stamp_ns: int) -> TFMessage:

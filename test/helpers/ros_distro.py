@@ -46,6 +46,11 @@ JAZZY_PROFILE_CASES: dict[str, frozenset[str]] = {
             "worlds_ur3e_world_gazebo.yaml-gazebo",
         }
     ),
+    # the pick and place: one seed per backend (each case a bringup and a 20 s pick; the Kilted
+    # suite runs a second MuJoCo seed, benchmarks/bench_pick.py twenty)
+    "nodes/test_up_pick.py::test_up_demo_pick_places_the_cube_across_the_wall": frozenset(
+        {"mujoco-seed3", "sim-seed7"}
+    ),
     # the driver frozen (SIGSTOP) and resumed; the other case freezes bb-robot up's own sender
     "nodes/test_up_cartesian.py::test_a_turn_the_machine_paused_is_drawn_again_and_judged": frozenset(
         {"the driver-the driver's joint states paused for"}

@@ -61,6 +61,8 @@ SIM_CONFIGS = {
 #: Configs tested elsewhere in this module, and bb_arm_table.yaml in test_up_plan.py (bringup.launch.py
 #: through bb-robot up --demo-plan: it starts away from the zero pose --demo's goal is timed from).
 OTHER_CONFIGS = {"bb_arm_actuators.yaml", "bb_arm_pair.yaml", "bb_arm_table.yaml", "worlds/ur3e_world_gazebo.yaml"}
+#: bb_arm_pick.yaml in test_up_pick.py (bringup.launch.py through bb-robot up --demo-pick, on mujoco and sim).
+OTHER_CONFIGS |= {"bb_arm_pick.yaml"}
 #: Bus configs: so101.yaml over the bus emulator in test_bus_node.py; koch_follower.yaml needs the user's
 #: URDF (its driver section in test_shipped_configs.py, its bus section in test_launch.py).
 OTHER_CONFIGS |= {"so101.yaml", "koch_follower.yaml"}

@@ -128,6 +128,15 @@ class MujocoBackend(Backend):
                 "Velocity-servo gains (N·m·s/rad or N·s/m), one per joint or one for all; empty: kd.",
                 "double_array",
             ),
+            configure_parameter(
+                "gripper_kp",
+                0.0,
+                "Position gain (N/m or N·m/rad) of the gripper joints (the driver's gripper.joints), their damping "
+                "2·ζ·√(kp·I); 0: as the other joints. A stiffer finger squeezes a grasped object harder: the "
+                "squeeze is kp times how far the close command lies beyond where the fingers meet the object.",
+                "double",
+                range=(0.0, 1e6),
+            ),
             INITIAL_POSITIONS,
             configure_parameter(
                 "disarmed",
@@ -172,6 +181,8 @@ class MujocoBackend(Backend):
             self.numbers_option("kv"),
         )
         self._initial = self.numbers_option("initial_positions")
+        self.gripper_kp = self.number_option("gripper_kp")
+        self._gripper_mask = np.array([name in context.gripper_joints for name in self.joint_names], dtype=bool)
         if self.disarmed_action not in ("limp", "hold"):
             raise BackendError(f"mujoco.disarmed is 'limp' or 'hold', not '{self.disarmed_action}'")
         if self.floor not in ("auto", "true", "false"):
@@ -290,7 +301,7 @@ class MujocoBackend(Backend):
         self._place_mimics(model, data)
         mujoco.mj_forward(model, data)
         self._mass = np.zeros((model.nv, model.nv))
-        self.gains = self.gain_rule.gains(self._inertia(), self.joint_names)
+        self.gains = self._gains()
         self._apply_effort_limits()
         self._q_ref = start.copy()
         self._v_ref[:] = 0.0
@@ -364,6 +375,7 @@ class MujocoBackend(Backend):
                 "integration gaps": str(self.gaps),
                 "armed": str(self._armed).lower(),
                 "model warnings": str(len(self.warnings)),
+                **(self.objects.contact_values() if self.objects is not None else {}),
             },
         )
 
@@ -445,6 +457,11 @@ class MujocoBackend(Backend):
         started = time.perf_counter_ns()
         if self._moving_ref or self._bounded.any():
             self._advance_references(steps)
+        elif self.objects is not None and self.objects.counts_contacts:
+            for _ in range(steps):  # one at a time: the static objects' contacts counted at each
+                self._mj.mj_step(self.model, self.data)  # type: ignore[attr-defined]
+                self.objects.count_contacts(self.data)
+            self._steps += steps
         else:
             self._mj.mj_step(self.model, self.data, nstep=steps)  # type: ignore[attr-defined]
             self._steps += steps
@@ -495,6 +512,8 @@ class MujocoBackend(Backend):
             controls = servos.position_controls(self.gains, q, v, (v - previous) / dt, self._gravity)
             data.ctrl[ids] = controls[mask]
             mj.mj_step(model, data)  # type: ignore[attr-defined]
+            if self.objects is not None:
+                self.objects.count_contacts(data)
             self._steps += 1
         # The next read's steps continue from here (the driver's next command resets them).
         self._q_ref, self._v_ref, self._a_ref = (
@@ -523,7 +542,7 @@ class MujocoBackend(Backend):
             bounded = (modes == _VELOCITY) & np.isfinite(bound)
             wanted[bounded] = servos.POSITION
         if self.gain_rule.follows_inertia and (wanted == servos.POSITION).any() | (wanted == servos.VELOCITY).any():
-            gains = self.gains = self.gain_rule.gains(self._inertia(), self.joint_names)
+            gains = self.gains = self._gains()
             self._servo_modes[:] = -1  # the actuators take the new gains
         self._set_modes(wanted)
         position = wanted == servos.POSITION
@@ -552,6 +571,17 @@ class MujocoBackend(Backend):
         ctrl = np.where(wanted == servos.VELOCITY, velocity, ctrl)
         ctrl = np.where(wanted == servos.EFFORT, command.effort, ctrl)
         data.ctrl[self._actuators] = ctrl
+
+    def _gains(self) -> servos.Gains:
+        """The servos' gains at the current pose: the rule's, the gripper joints' stiffer with ``gripper_kp``."""
+        inertia = self._inertia()
+        gains = self.gain_rule.gains(inertia, self.joint_names)
+        if self.gripper_kp <= 0.0 or not self._gripper_mask.any():
+            return gains
+        mask = self._gripper_mask
+        kp = np.where(mask, self.gripper_kp, gains.kp)
+        kd = np.where(mask, 2.0 * self.damping_ratio * np.sqrt(self.gripper_kp * np.maximum(inertia, 0.0)), gains.kd)
+        return servos.Gains(kp, kd, gains.kv, gains.inertia)
 
     def _inertia(self) -> np.ndarray:
         """Each driven joint's effective inertia at the current pose (the mass matrix's diagonal)."""

@@ -122,3 +122,17 @@ def test_a_squeezed_cube_is_lifted_when_the_friction_outweighs_it(friction: floa
         assert angle < 1.0
     else:
         assert slip == pytest.approx(0.1, abs=2e-3)  # left on the table: the hand rose 10 cm without it
+
+
+def test_the_steps_a_static_object_touches_a_movable_one_are_counted_and_reported() -> None:
+    robot = load_urdf(bundled_model("bb_arm.urdf"))
+    wall = SceneBody("wall", ((Box((0.2, 0.2, 0.1)), np.eye(4)),), placed(0.6, 0.4, 0.05))
+    rig = make_rig(robot, objects=(wall, cube(placed(0.6, 0.4, 0.1 + SIDE / 2 + 0.005))))
+    values = rig.backend.health().values
+    assert values["contact steps wall/objects"] == "0" and values["contact steps wall/robot"] == "0"
+    rig.run(1.0)  # the cube falls 5 mm onto the wall and rests there: every step after touches it
+    values = rig.backend.health().values
+    steps = int(values["physics steps"])
+    assert steps * 0.8 < int(values["contact steps wall/objects"]) <= steps
+    assert values["contact steps wall/robot"] == "0"  # the arm stands far from it
+    assert "contact steps cube/objects" not in values  # movable objects are not counted against others
