@@ -40,10 +40,10 @@ from bb_robot.bringup.status import GoalProgress, RobotView
 from bb_robot.cli import common
 from bb_robot.cli.common import EXIT_INPUT, EXIT_OK, UsageError
 from bb_robot.cli.up_cartesian import CartesianDemo, servo_chain
+from bb_robot.cli.up_demo_setup import PICK_CONFIG, PLAN_CONFIG, demo_inputs, demo_setup, moveit_msgs_built
 from bb_robot.cli.up_inputs import BringupPlan, UpError, plan_bringup
-from bb_robot.cli.up_pick import DEMO_CONFIG as PICK_CONFIG
-from bb_robot.cli.up_pick import PickDemo, PickSetup, pick_setup, seeded_config
-from bb_robot.cli.up_plan import DEMO_CONFIG, PlanDemo, PlanSetup, plan_setup
+from bb_robot.cli.up_pick import PickDemo, PickSetup
+from bb_robot.cli.up_plan import PlanDemo, PlanSetup
 from bb_robot.cli.up_process import BringupProcess, DriverWatch
 from bb_robot.cli.up_view import Limits, plain_lines, rich_view
 from bb_robot.driver.backends.base import builtin_backends
@@ -129,7 +129,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     demos.add_argument(
         "--demo-plan",
         action="store_true",
-        help=f"the arm on a table with a post ({DEMO_CONFIG} unless --config): arm the driver, send MoveIt's "
+        help=f"the arm on a table with a post ({PLAN_CONFIG} unless --config): arm the driver, send MoveIt's "
         "move_action a pose goal behind the post and execute it; succeeds when the tool reaches it within 1 mm and "
         "1 mrad and the arm never came within 1 cm of the post (exit as --demo)",
     )
@@ -596,22 +596,13 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, directory: Path) -> int:
-    config = args.config or (DEMO_CONFIG if args.demo_plan and not args.file else None)
-    if args.demo_pick and not args.file:
-        config = args.config or PICK_CONFIG
-        if args.seed is not None:
-            config = str(seeded_config(config, args.seed, directory))
-    paths = args.resource_path
-    if args.demo_pick and args.seed is not None:
-        paths = [*paths, str(directory)]
+    config, paths = demo_inputs(args, directory)
     plan = plan_bringup(args.file, config=config, scope=args.scope, resource_paths=paths, backend=args.backend)
     if args.demo:
         demo_points(plan.demo_joints, {})  # DemoError (exit 1) before anything starts if no demo fits
     if args.demo_cartesian:
         servo_chain(plan)  # UpError (exit 1) before anything starts if the servo is off
-    setup: PlanSetup | PickSetup | None = _plan_demo_setup(plan, args) if args.demo_plan else None
-    if args.demo_pick:
-        setup = _pick_demo_setup(plan, args)
+    setup = demo_setup(plan, args)
     _check_launch_installed()
     print(f"bb-robot up: {plan.summary}", flush=True)
     _add_view(plan.launch_arguments, args)
@@ -621,7 +612,7 @@ def _run(args: argparse.Namespace, directory: Path) -> int:
         if not plan.config.bus:
             raise UpError(f"--bus-port: {plan.config.path} has no /**/bus section (docs/buses.md)")
         plan.launch_arguments["bus_port"] = os.path.abspath(args.bus_port)
-    plan.launch_arguments["planning"] = "false" if args.no_planning or not _moveit_msgs() else "true"
+    plan.launch_arguments["planning"] = "false" if args.no_planning or not moveit_msgs_built() else "true"
     stop = threading.Event()
     start = time.monotonic()
     with _signals_to(stop):
@@ -653,40 +644,6 @@ def _run(args: argparse.Namespace, directory: Path) -> int:
             if run_.pick_line:
                 print(f"pick demo {'succeeded' if code == EXIT_OK else 'failed'}: {run_.pick_line}", flush=True)
     return code
-
-
-def _plan_demo_setup(plan: BringupPlan, args: argparse.Namespace) -> PlanSetup:
-    """``--demo-plan``'s goal and judge, before anything starts.
-
-    Raises:
-        UpError: planning left out (``--no-planning``, no moveit_msgs), or no world with a post.
-    """
-    if args.no_planning or importlib.util.find_spec("moveit_msgs") is None:
-        why = "--no-planning" if args.no_planning else "moveit_msgs is not built (scripts/setup builds it)"
-        raise UpError(f"--demo-plan needs the move_group node: {why}")
-    return plan_setup(plan)
-
-
-def _pick_demo_setup(plan: BringupPlan, args: argparse.Namespace) -> PickSetup:
-    """``--demo-pick``'s spots and gripper, before anything starts.
-
-    Raises:
-        UpError: planning left out (``--no-planning``, no moveit_msgs), or no world with a cube and a wall.
-    """
-    if args.no_planning or importlib.util.find_spec("moveit_msgs") is None:
-        why = "--no-planning" if args.no_planning else "moveit_msgs is not built (scripts/setup builds it)"
-        raise UpError(f"--demo-pick needs the move_group node: {why}")
-    if len(plan.robots) != 1 or plan.robots[0]:
-        raise UpError("--demo-pick runs one robot without a namespace; the parameter file has several")
-    return pick_setup(plan)
-
-
-def _moveit_msgs() -> bool:
-    """Whether moveit_msgs imports (scripts/setup builds it); without it, up runs without move_group."""
-    if importlib.util.find_spec("moveit_msgs") is not None:
-        return True
-    common.warn("moveit_msgs is not built (scripts/setup builds it): starting without the move_group node")
-    return False
 
 
 def _add_view(arguments: dict[str, str], args: argparse.Namespace) -> None:

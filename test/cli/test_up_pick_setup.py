@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import argparse
 import math
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import yaml
 from bb_robot.bringup.config import read_config
 from bb_robot.bringup.pick import AREA, Spot, mirrored, seeded_spot, tool_down
 from bb_robot.cli.main import main
+from bb_robot.cli.up_demo_setup import PICK_CONFIG, PLAN_CONFIG, demo_inputs
 from bb_robot.cli.up_inputs import UpError, plan_bringup
 from bb_robot.cli.up_pick import DEMO_CONFIG, across, pick_setup, seeded_config
 
@@ -60,3 +62,22 @@ def test_without_a_cube_or_planning_nothing_starts(tmp_path: Path, capsys: pytes
         main(["up", "--seed", "3"])
     assert usage.value.code == 2
     assert "--seed goes with --demo-pick" in capsys.readouterr().err
+
+
+def test_each_planning_demo_brings_its_own_parameter_file_unless_told(tmp_path: Path) -> None:
+    def inputs(*argv: str) -> tuple[str | None, list[str]]:
+        options = {"file": None, "config": None, "resource_path": [], "demo_plan": False, "demo_pick": False,
+                   "seed": None}  # fmt: skip
+        for flag in argv:
+            key, _, value = flag.partition("=")
+            options[key] = value if value else True
+        options["seed"] = int(options["seed"]) if options["seed"] is not None else None
+        return demo_inputs(argparse.Namespace(**options), tmp_path)
+
+    assert inputs("demo_plan") == (PLAN_CONFIG, [])
+    assert inputs("demo_pick") == (PICK_CONFIG, [])
+    assert inputs("demo_pick", "config=mine.yaml") == ("mine.yaml", [])
+    assert inputs("demo_pick", "file=arm.urdf") == (None, [])  # a robot file of the user's: its own file or none
+    config, paths = inputs("demo_pick", "seed=4")
+    assert config == str(tmp_path / PICK_CONFIG) and paths == [str(tmp_path)]
+    assert inputs() == (None, [])
