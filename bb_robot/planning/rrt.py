@@ -42,10 +42,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from bb_robot.model import compiled
 from bb_robot.model.transforms import Matrix
-from bb_robot.planning.errors import PlanningError
-from bb_robot.planning.validity import StateChecker
+from bb_robot.planning.validity import StateChecker, required_kernels
 
 #: Iterations per call of the compiled search (the deadline is checked between calls).
 BLOCK = 64
@@ -64,15 +62,7 @@ def search_kernel() -> Any:
     Raises:
         PlanningError: numba is missing or cannot compile it.
     """
-    if not _search:
-        module = compiled.import_kernels("bb_robot.planning._rrt_numba", "the planner's search loop", 20.0)
-        if module is None:
-            raise PlanningError(
-                "the planner needs numba for its search loop (bb_robot.planning._rrt_numba), and it does not "
-                "load: run scripts/setup, or `bb-robot kernels` to see why"
-            )
-        _search.append(module)
-    return _search[0]
+    return required_kernels(_search, "bb_robot.planning._rrt_numba", "search loop", 20.0)
 
 
 #: ``project(q) -> q | None``: a configuration moved onto a constraint, or ``None`` when it cannot be.

@@ -71,15 +71,33 @@ def edge_kernel() -> Any:
     Raises:
         PlanningError: numba is missing or cannot compile it (the planner needs it).
     """
-    if not _kernel:
-        module = compiled.import_kernels("bb_robot.planning._plan_numba", "the planner's sphere check", 15.0)
-        if module is None:
+    return required_kernels(_kernel, "bb_robot.planning._plan_numba", "sphere check", 15.0)
+
+
+def required_kernels(cache: list[Any], module: str, what: str, seconds: float) -> Any:
+    """A compiled module the planner cannot do without, imported (and compiled if need be) once into ``cache``.
+
+    Args:
+        cache: the caller's one-element cache (empty until the first call).
+        module: the module's name.
+        what: what it is, for messages ("sphere check": "the planner's sphere check").
+        seconds: about how long compiling it takes, said while it compiles.
+
+    Returns:
+        The module.
+
+    Raises:
+        PlanningError: numba is missing or cannot compile it.
+    """
+    if not cache:
+        loaded = compiled.import_kernels(module, f"the planner's {what}", seconds)
+        if loaded is None:
             raise PlanningError(
-                "the planner needs numba for its sphere check (bb_robot.planning._plan_numba), and it does not "
-                "load: run scripts/setup, or `bb-robot kernels` to see why"
+                f"the planner needs numba for its {what} ({module}), and it does not load: run scripts/setup, "
+                "or `bb-robot kernels` to see why"
             )
-        _kernel.append(module)
-    return _kernel[0]
+        cache.append(loaded)
+    return cache[0]
 
 
 @dataclass
