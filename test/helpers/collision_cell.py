@@ -33,8 +33,10 @@ OUT = [0.0, -math.pi / 2, 0.0, 0.0, 0.0, 0.0, 0.0]
 class Cell:
     """A core on the simulator, the bundled arm with its guard, a clock the test advances."""
 
-    def __init__(self, world: str, settings: GuardSettings) -> None:
-        self.loaded = load_file(str(ARM))
+    def __init__(
+        self, world: str | None, settings: GuardSettings, robot: Path = ARM, initial: list[float] | None = None
+    ) -> None:
+        self.loaded = load_file(str(robot))
         self.joints = driven_joints(self.loaded.robot)
         self.clock = Clock()
         limits = from_robot(self.loaded.robot, self.joints)
@@ -44,7 +46,7 @@ class Cell:
             limits,
             500.0,
             logging.getLogger("test"),
-            {"initial_positions": OUT},
+            {"initial_positions": OUT if initial is None else initial},
             clock=self.clock,
         )
         backend = SimBackend(context)
@@ -60,7 +62,13 @@ class Cell:
         )
         self.core.active = True
         guard = build_guard(
-            self.loaded, self.joints, settings, 500.0, world=world, log=self.core_log, velocity_limits=limits.velocity
+            self.loaded,
+            self.joints,
+            settings,
+            500.0,
+            world=world or "",
+            log=self.core_log,
+            velocity_limits=limits.velocity,
         )
         assert guard is not None
         self.guard: CollisionGuard = guard

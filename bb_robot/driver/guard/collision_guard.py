@@ -341,7 +341,8 @@ class CollisionGuard:
         else:
             bound = MotionBound(model)
             pairs = model.pair_frames()
-            relative = np.array([bound.between(a, b) for a, b in pairs]).reshape(len(pairs), -1)
+            # (rows of the coordinates' count: a robot without checked pairs has none, and nothing to prove)
+            relative = np.array([bound.between(a, b) for a, b in pairs]).reshape(len(pairs), bound.reach.shape[1])
         self._free = (model, relative, configuration.copy(), model.pair_lower_distances(configuration, FREE_WITHIN))
 
     def _nearest(self, configuration: FloatArray) -> float:

@@ -151,6 +151,21 @@ def test_a_stream_of_nearby_position_commands_is_path_checked_once_in_many(
         cell.guard.check_command(through, cell.core.snapshot.sample, limits)
 
 
+def test_a_robot_without_checked_pairs_follows_its_position_stream() -> None:
+    """The pan-tilt unit's two links are adjacent: its guard checks no pair, and a stream of position
+    commands is accepted and followed (the free region of no pairs once raised on every command)."""
+    unit = Cell(None, GuardSettings(), robot=ARM.parent / "bb_pan_tilt.urdf", initial=[])
+    assert not unit.guard.model.pairs
+    limits = unit.core.limits
+    for k in range(1, 11):
+        command = unit.validator.from_array(CommandMode.POSITION, [0.005 * k, 0.0], "/t", unit.clock.now)
+        unit.guard.check_command(command, unit.core.snapshot.sample, limits)
+        unit.core.submit(command)
+        unit.run(0.01)
+    unit.run(0.5)
+    assert unit.positions[0] == pytest.approx(0.05, abs=1e-3)
+
+
 def test_a_joint_measured_beyond_its_velocity_limit_approaches_as_from_its_limit(cell: Cell) -> None:
     limits = cell.core.limits
     start = cell.positions.copy()
