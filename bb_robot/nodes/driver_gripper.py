@@ -9,8 +9,12 @@ the simulator moves them as commanded, gazebo and actuators forward the joint co
 measured state (:class:`~bb_robot.driver.commands.gripper.GripperWatch`: reached, or stalled on an
 object) and publishes feedback; a goal ends reached or stalled (succeeded), canceled (the fingers
 hold where they are), aborted (disarmed, rejected by the guard, preempted by a newer goal, the
-driver cleaned up).  A goal that makes no sense (NaN, a negative ``max_effort``, a position outside
-a gripper joint's range) is refused before anything moves.
+driver cleaned up).  A goal that ends reached or stalled leaves its command in place
+(:meth:`~bb_robot.driver.core.DriverCore.keep_command`): fingers stalled on an object keep squeezing
+it until another command takes them, as ``control_msgs``' gripper controllers do, and the watchdog
+(``command_timeout``), which watches streams, does not release the grasp.  A goal that makes no
+sense (NaN, a negative ``max_effort``, a position outside a gripper joint's range) is refused before
+anything moves.
 """
 
 from __future__ import annotations
@@ -223,6 +227,10 @@ class GripperAction(MonitoredAction):
         if state.done:
             self._goal = None
             self._end(goal, "succeeded", "stalled" if state.stalled else "reached")
+            # The command outlives the goal: fingers stalled on an object keep squeezing it (the
+            # watchdog would otherwise hold them where they rest, command_timeout after the goal).
+            joints = self._settings.joints
+            self._core.keep_command(joints, [goal.watch.goal] * len(joints))
         elif goal.handle.is_active:
             goal.handle.publish_feedback(self._feedback(state))
 

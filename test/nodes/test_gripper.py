@@ -8,7 +8,8 @@ outside the stroke) is refused, and nothing moves.  On sim a 4 cm cube of ``coll
 between the fingers stops them on its faces: stalled (they stand still short of the goal).  On
 mujoco the cube rests on a table between the open fingers (its ``object/cube`` frame on /tf where
 statics puts it): closing on it stalls where the fingers meet its faces, judged from the finger
-actuator's force (``max_effort``), and a close that neither reaches nor stalls ends when canceled,
+actuator's force (``max_effort``), and they go on squeezing it after the goal, past the watchdog's
+``command_timeout``; a close that neither reaches nor stalls ends when canceled,
 squeezing the cube.
 """
 
@@ -88,6 +89,17 @@ class Gripper:
             self.node.wait_for_log(why)
         before = len(self.states)
         assert self.probe.spin_until(lambda: len(self.states) > before + 20)
+
+    def stamp(self) -> float:
+        """The last joint state's stamp (s)."""
+        stamp = self.states[-1].header.stamp
+        return stamp.sec + stamp.nanosec * 1e-9
+
+    def effort(self) -> float:
+        """The finger's measured effort in the last joint state (its magnitude)."""
+        state = self.states[-1]
+        assert len(state.effort) == len(state.name), "the joint states carry no effort"
+        return abs(float(state.effort[list(state.name).index(FINGER)]))
 
     def speed(self) -> float:
         state = self.states[-1]
@@ -184,6 +196,12 @@ def test_on_mujoco_a_close_stalls_on_the_cube_and_a_cancel_holds_it(
     assert result.result.stalled and not result.result.reached_goal
     assert abs(result.result.position - CONTACT) < 1.5e-3, result.result.position
     assert abs(result.result.effort) >= 1.0
+    # the grasp outlives the goal: well past command_timeout (0.5 s) the finger still squeezes the cube
+    # (the watchdog watches streams; a finished goal's command stays, as gripper controllers keep it)
+    ended = gripper.stamp()
+    assert probe.spin_until(lambda: gripper.stamp() - ended > 1.5), gripper.node.log()
+    assert gripper.effort() >= 1.0, f"the fingers stopped squeezing after the goal: {gripper.effort()} N"
+    assert "watchdog" not in gripper.node.log()
     # empty again: open, reached
     handle, _ = gripper.send(OPEN)
     result = gripper.result(handle)

@@ -40,7 +40,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import numpy.typing as npt
@@ -51,7 +51,15 @@ from bb_robot.driver.commands.limits import JointLimitTable
 from bb_robot.driver.commands.trajectory import Trajectory
 from bb_robot.driver.core.step import CycleStep
 from bb_robot.driver.cycle.execution import Execution
-from bb_robot.driver.cycle.inbox import HoldAll, InboxMessage, ServoInput, SetLimits, SetRobot, SubmitCommand
+from bb_robot.driver.cycle.inbox import (
+    HoldAll,
+    InboxMessage,
+    KeepCommand,
+    ServoInput,
+    SetLimits,
+    SetRobot,
+    SubmitCommand,
+)
 from bb_robot.driver.cycle.setpoints import Setpoints
 from bb_robot.driver.servo.servo import Servo
 from bb_robot.driver.state.arming import Arming
@@ -255,6 +263,24 @@ class DriverCore(CycleStep):
     def update_settings(self, settings: CoreSettings) -> None:
         with self._lock:
             self.settings = settings
+
+    def keep_command(self, joints: Sequence[str], positions: Sequence[float]) -> None:
+        """Joints ``joints``, while still commanded to ``positions`` (position mode, nobody's command
+        since), hold there from the next cycle: the command stays when its stream stops, and the
+        watchdog (``command_timeout``) no longer watches them (:class:`KeepCommand`).
+
+        Raises:
+            ValueError: a joint the driver does not drive.
+        """
+        index = {name: k for k, name in enumerate(self.names)}
+        unknown = [j for j in joints if j not in index]
+        if unknown:
+            raise ValueError(
+                f"keep_command: joint(s) {', '.join(unknown)} not driven (driven: {', '.join(self.names)})"
+            )
+        message = KeepCommand(np.array([index[j] for j in joints], dtype=np.intp), np.asarray(positions, dtype=float))
+        with self._lock:
+            self._inbox.append(message)
 
     def hold_all(self, reason: str) -> None:
         with self._lock:

@@ -17,6 +17,7 @@ from bb_robot.driver.cycle.inbox import (
     ExecuteTrajectory,
     HoldAll,
     InboxMessage,
+    KeepCommand,
     ServoInput,
     SetLimits,
     SetRobot,
@@ -131,6 +132,9 @@ class CycleStep(SafetyReactions):
                 self._hold_every_joint(reason, sample, now)
                 if sample is None:
                     self._log("info", f"{reason}: every joint holds where the backend next reports it")
+            case KeepCommand(indices=indices, positions=positions):
+                if self.arming.armed and not self.stale_watch.holding:
+                    self._setpoints.keep_command(indices, positions)
             case SetLimits(limits=limits):
                 self._apply_limits(limits)
             case SetRobot(robot=robot):

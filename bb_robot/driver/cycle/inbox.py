@@ -50,6 +50,16 @@ class HoldAll:
 
 
 @dataclass(frozen=True, eq=False)
+class KeepCommand:
+    """Joints ``indices``, while still in position mode at ``positions`` (a command nobody has replaced
+    since), hold there: the command outlives its stream, so the watchdog leaves it alone (a gripper goal
+    that ended on an object keeps squeezing it, as ``control_msgs``' gripper controllers do)."""
+
+    indices: npt.NDArray[np.intp]
+    positions: npt.NDArray[np.float64]
+
+
+@dataclass(frozen=True, eq=False)
 class SetLimits:
     """New effective joint limits (also given to the backend)."""
 
@@ -84,4 +94,6 @@ class ServoInput:
     clock_ns: int = 0
 
 
-InboxMessage = SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | SetLimits | SetRobot | ServoInput
+InboxMessage = (
+    SubmitCommand | ExecuteTrajectory | CancelExecution | HoldAll | KeepCommand | SetLimits | SetRobot | ServoInput
+)

@@ -97,6 +97,22 @@ class Setpoints:
             masks = self._masks = ModeMasks(self.modes)
         return masks
 
+    def keep_command(self, indices: IndexArray, positions: npt.NDArray[np.float64]) -> bool:
+        """Joints ``indices``, if they are still in position mode at ``positions``, hold there instead
+        (the same target, no longer a stream the watchdog watches).
+
+        Returns:
+            Whether they did (False: another command has taken them since).
+        """
+        if not len(indices):
+            return False
+        mine = (self.modes[indices] == int(CommandMode.POSITION)) & (self.targets[indices] == positions)
+        if not mine.all():
+            return False
+        self.hold[indices] = np.clip(positions, self.lower[indices], self.upper[indices])
+        self.set_modes(indices, int(CommandMode.HOLD))
+        return True
+
     def hold_joints(self, indices: IndexArray, sample: JointSample | None) -> None:
         """Hold ``indices`` where they stop when braking from their current velocity.
 

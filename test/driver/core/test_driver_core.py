@@ -59,6 +59,31 @@ def test_watchdog_holds_after_command_timeout() -> None:
     assert rig.state[1][0] == pytest.approx(0.5)
 
 
+def test_a_kept_command_outlives_its_stream_and_the_watchdog() -> None:
+    """``keep_command`` (a gripper goal that ended: the grasp keeps squeezing) holds the command's own
+    target once its stream stops; the same stream without it is stopped short by the watchdog."""
+    target = [1.5, 0.0, 0.0]  # 1 s of travel at j1's 1.5 rad/s: far from done when the 0.2 s timeout passes
+    kept = make_rig(CoreSettings(command_timeout=0.2))
+    kept.positions(CommandMode.POSITION, target)
+    kept.core.keep_command(JOINTS, target)
+    kept.run(2.0)
+    assert not kept.logged("watchdog") and kept.core.snapshot.modes[0] == "hold"
+    assert kept.state[0][0] == pytest.approx(1.5, abs=1e-3)
+    stream = make_rig(CoreSettings(command_timeout=0.2))
+    stream.positions(CommandMode.POSITION, target)
+    stream.run(2.0)
+    assert stream.logged("watchdog: no command for 0.2 s") and stream.state[0][0] < 1.0
+    # only a command still in place is kept: one replaced since (here by a velocity command) is not
+    replaced = make_rig(CoreSettings(command_timeout=0.2))
+    replaced.positions(CommandMode.POSITION, target)
+    replaced.positions(CommandMode.VELOCITY, [0.5, 0.0, 0.0])
+    replaced.core.keep_command(JOINTS, target)
+    replaced.run(0.1)
+    assert replaced.core.snapshot.modes[0] == "velocity"
+    with pytest.raises(ValueError, match="joint\\(s\\) nope not driven"):
+        replaced.core.keep_command(["nope"], [0.0])
+
+
 def test_watchdog_can_disarm() -> None:
     rig = make_rig(CoreSettings(command_timeout=0.1, watchdog_action="disarm"))
     rig.positions(CommandMode.VELOCITY, [0.5, 0.0, 0.0])
