@@ -21,6 +21,7 @@ from bb_robot.driver.cycle.inbox import (
     ExecuteTrajectory,
     HoldAll,
     InboxMessage,
+    KeepCommand,
     ServoInput,
     SetLimits,
     SetRobot,
@@ -119,6 +120,22 @@ def hold_all(rig: Rig, sample: bool) -> None:
     assert np.all(np.isfinite(positions)) and np.allclose(velocities, 0.0, atol=1e-6)
 
 
+def keep_command(rig: Rig, sample: bool) -> None:
+    target = [0.4, 0.3, 0.2]
+    rig.positions(CommandMode.POSITION, target)
+    cycle(rig, sample=True)
+    rig.core.keep_command(JOINTS, target)
+    cycle(rig, sample=sample)
+    if not sample:  # the failed read faulted the driver: nothing is kept, every joint holds where it is
+        assert rig.core.arming.state.value == "error"
+        cycle(rig, sample=True)
+        assert modes(rig) == ("hold",) * 3
+        return
+    assert modes(rig) == ("hold",) * 3  # kept: held at the command's own target
+    rig.run(2.0)
+    np.testing.assert_allclose(rig.state[0], target, atol=1e-3)
+
+
 def set_limits(rig: Rig, sample: bool) -> None:
     tighter = L.apply_overrides(arm_limits(), {"j1": L.LimitOverride(has_velocity_limits=True, max_velocity=0.5)})
     rig.core.set_limits(tighter)
@@ -151,6 +168,7 @@ CHECKS: dict[type, Callable[[Rig, bool], None]] = {
     ExecuteTrajectory: execute_trajectory,
     CancelExecution: cancel_execution,
     HoldAll: hold_all,
+    KeepCommand: keep_command,
     SetLimits: set_limits,
     SetRobot: set_robot,
 }
