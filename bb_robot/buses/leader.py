@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from bb_robot.buses.bridge import Bridge, BridgeError
-from bb_robot.buses.bridge_setup import BridgeSetupError, CycleStats, ServoSpec, servo_specs
+from bb_robot.buses.bridge_setup import BridgeSetupError, CycleStats, ServoSpec, servo_sections, servo_specs
 from bb_robot.buses.pacing import Deadlines
 from bb_robot.buses.transport import Bus
 from bb_robot.errors import BbRobotError
@@ -100,15 +100,12 @@ class LeaderConfig:
             LeaderError: kind ``config``: no port, no servos, a rate that is not positive, or a servo
                 section the bridge would refuse (the message names the file and parameter).
         """
-        servos: dict[str, dict[str, Any]] = {}
-        follower: dict[str, str] = {}
-        for key, value in values.items():
-            head, _, rest = str(key).partition(".")
-            if head == "servos" and "." in rest:
-                joint, _, name = rest.rpartition(".")
-                servos.setdefault(joint, {})[name] = value
-            elif head == "follower_joints" and rest:
-                follower[rest] = str(value)
+        servos = servo_sections(values)
+        follower = {
+            str(key).partition(".")[2]: str(value)
+            for key, value in values.items()
+            if str(key).startswith("follower_joints.") and str(key).partition(".")[2]
+        }
         joints = [str(j) for j in values.get("joints") or ()]
         try:
             specs = servo_specs(
