@@ -60,8 +60,9 @@ def test_ros2_cli_calls_compute_ik_and_sends_move_action(launched: Callable[...,
     )
     answer = ros2_until(
         ["service", "call", "/compute_ik", "moveit_msgs/srv/GetPositionIK", request],
-        lambda out: "error_code=moveit_msgs.msg.MoveItErrorCodes(val=" in out,
-        "/compute_ik answered",
+        # Until move_group has built its planner from robot_description it refuses with "not known yet".
+        lambda out: "error_code=moveit_msgs.msg.MoveItErrorCodes(val=" in out and "not known yet" not in out,
+        "/compute_ik answered for a known robot",
     )
     assert "MoveItErrorCodes(val=1" in answer, answer + run.log()
     found = _JOINT_STATE.search(answer, answer.index("response:"))
