@@ -40,9 +40,11 @@ from bb_robot.errors import BbRobotError
 _T = TypeVar("_T")
 
 SILENCE_ACTIONS = ("hold", "torque_off")
-#: The latency allowance (s) per transaction while starting: start-up is not time-critical, and a
-#: slow adapter or a loaded host must not make a servo look missing.
-START_LATENCY = 0.05
+#: The latency allowance (s) per transaction while starting, and the tries after the first: start-up
+#: is not time-critical, and a slow adapter or a loaded host must not make a servo look missing (a
+#: missing servo is named after 5 × 0.1 s).
+START_LATENCY = 0.1
+START_RETRIES = 4
 #: A gap between two cycles longer than this (s) is not made up for: the step cap uses at most this much time.
 MAX_STEP_TIME = 0.02
 
@@ -177,11 +179,13 @@ class Bridge:
             BridgeError: servos that do not answer (kind ``missing``), another model (``model``),
                 EEPROM that differs from the calibration (``eeprom``), a bus failure.
         """
-        saved, self.bus.latency = self.bus.latency, max(self.bus.latency, START_LATENCY)
+        bus = self.bus
+        saved = bus.latency, bus.retries
+        bus.latency, bus.retries = max(bus.latency, START_LATENCY), max(bus.retries, START_RETRIES)
         try:
             return self._start()
         finally:
-            self.bus.latency = saved
+            bus.latency, bus.retries = saved
 
     def _start(self) -> list[str]:
         bus, warnings = self.bus, []
