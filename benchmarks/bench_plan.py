@@ -1,6 +1,6 @@
 """Planning on MotionBenchMaker: ours beside OMPL's RRTConnect (same process, same checker) and VAMP's numbers.
 
-Usage: ``python benchmarks/bench_plan.py [--quick] [--problems N] [--robots panda ur5] [--no-docs]``
+Usage: ``python benchmarks/bench_plan.py [--quick] [--problems N] [--robots panda ur5] [--constrained N] [--no-docs]``
 
 - **Problems**: the 7 sets × 100 problems of the Panda and the UR5 (``../shared/corpus/mbm``);
   ``--quick`` takes 10 per set.
@@ -19,6 +19,8 @@ Usage: ``python benchmarks/bench_plan.py [--quick] [--problems N] [--robots pand
   (:func:`bb_robot.planning.exact.check_planned_path`) and by ``collision.path.check_path`` at the
   planning clearance (``--no-check-path`` skips the latter: seconds per UR5 plan); every sample's
   velocity and acceleration against the limits.
+- **Constrained problems**: the Panda's ``box`` problems with the hand kept level, ours beside OMPL's
+  projection-based constrained planning (``_plan_constrained``; ``--constrained N`` tries the first N).
 - **Time**: each plan's wall-clock total (the verdict), and the process's CPU time beside it (the
   host is shared: other work takes the core at times).
 
@@ -37,6 +39,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import _common
+import _plan_constrained
 import numpy as np
 from helpers.mbm_planning import SETS, IndependentCheck, extract, load_problem
 
@@ -317,7 +320,12 @@ def _verdicts(merged: dict[str, dict[str, Run]]) -> list[tuple[str, str]]:
     return out
 
 
-def report(results: dict[str, dict[str, dict]], numbers: range, run_line: str) -> str:
+def report(
+    results: dict[str, dict[str, dict]],
+    numbers: range,
+    run_line: str,
+    constrained: dict[str, _plan_constrained.Party] | None = None,
+) -> str:
     headers = [
         "robot / set", "valid (0 / driver)", "party", "solved", "≤ 1 s", "plan ms (med / mean / p95 / p99 / max)",
         "simplify ms", "timing ms", "total ms", "length raw → simplified", "duration s", "re-check",
@@ -359,6 +367,21 @@ def report(results: dict[str, dict[str, dict]], numbers: range, run_line: str) -
         "with a sample beyond a velocity or acceleration limit.  The robot's sphere model is built before "
         "the clock starts (once per process, like loading the URDF)."
     )
+    if constrained:
+        lines += [
+            "",
+            "### Constrained problems: the Panda's hand level",
+            "",
+            f"The `{_plan_constrained.SET}` set's problems whose start and goal keep the constraint: `panda_hand` "
+            "within 0.1 rad about x and y of pointing down, any turn about z, along the whole path "
+            f"(`path_constraints`); {_plan_constrained.TIMEOUT:g} s per party and problem. OMPL plans on a "
+            "`ProjectedStateSpace` given the same measure as equations and our single-state check; its path is "
+            "its simplified one, interpolated on the manifold. Every path is judged by Pinocchio, straight "
+            "between its rows, no joint moving over 0.01 rad between checks: the hand's largest tilt (scipy's "
+            "XYZ angles) and contacts (coal on the meshes).",
+            "",
+            _common.markdown_table(_plan_constrained.HEADERS, _plan_constrained.rows(constrained), "lrrrrrr"),
+        ]
     lines += ["", CLOSING]
     return "\n".join(lines)
 
@@ -399,6 +422,10 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="skip collision.path.check_path on each plan (seconds per UR5 plan)",
     )
+    parser.add_argument(
+        "--constrained", type=int, default=None,
+        help="constrained box problems tried (default 20, --quick 10; 0 leaves them out)",
+    )  # fmt: skip
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
     args = parser.parse_args(argv)
     count = args.problems or (10 if args.quick else 100)
@@ -408,12 +435,18 @@ def main(argv: list[str] | None = None) -> int:
         results = bench(
             args.robots, numbers, Path(folder), not args.no_ompl, not args.no_recheck, not args.no_check_path
         )
+        tried = args.constrained if args.constrained is not None else (10 if args.quick else 20)
+        constrained = (
+            _plan_constrained.bench(range(1, tried + 1), Path(folder) / "constrained", not args.no_ompl)
+            if tried and "panda" in args.robots
+            else None
+        )
     run_line = (
         f"{count} problems per set, robots {', '.join(args.robots)}; timeout {TIMEOUT:g} s; "
         f"{time.perf_counter() - started:.0f} s in all, one process, one problem at a time; "
         f"load average {_common.load_average()} at the end."
     )
-    text = report(results, numbers, run_line)
+    text = report(results, numbers, run_line, constrained)
     print(text)
     if not args.no_docs:
         _common.rewrite_doc_section("bench_plan", text)

@@ -207,21 +207,34 @@ class ConstraintModel:
         t = np.linspace(0.0, 1.0, samples + 1)[:, None]
         return self.satisfied(x0 + t * (x1 - x0), MARGIN)
 
+    def residual(self, x: FloatArray, band: FloatArray) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """The constraint as equations, ``0`` within ``band`` (rad about each axis) of the reference.
+
+        Args:
+            x: one configuration of the planned joints ``(n,)``.
+            band: the half-width of the zero band about each axis ``(3,)``.
+
+        Returns:
+            The error ``e`` (:meth:`errors`), the residual ``e - clip(e, -band, band)``, and the
+            error's Jacobian ``(3, n)`` (the residual's outside the band; inside it, the residual's is 0).
+        """
+        q = self._chain(x)
+        pose = np.asarray(self.chain.end_effector_pose(q))
+        e = xyz_euler(self.reference_t @ pose[:3, :3])
+        residual = e - np.clip(e, -band, band)
+        angular = np.asarray(self.chain.jacobian(q))[3:]  # world axes
+        gain = _euler_rates(e) @ self.reference_t @ angular  # ė per chain joint
+        jacobian = np.zeros((3, self.n))
+        jacobian[:, self.column[self.moving]] = gain[:, self.moving]
+        return e, residual, jacobian
+
     def project(self, x: FloatArray, lower: FloatArray, upper: FloatArray) -> FloatArray | None:
         """``x`` moved onto the constraint (module docstring), or ``None`` when the projection does not converge."""
         x = np.clip(np.asarray(x, dtype=float), lower, upper)
-        inner = self.tolerance / 2.0
         for _ in range(PROJECTION_ITERATIONS):
-            q = self._chain(x)
-            pose = np.asarray(self.chain.end_effector_pose(q))
-            e = xyz_euler(self.reference_t @ pose[:3, :3])
+            e, residual, jacobian = self.residual(x, self.tolerance / 2.0)
             if np.all(np.abs(e) <= self.tolerance - MARGIN):
                 return x
-            residual = e - np.clip(e, -inner, inner)
-            angular = np.asarray(self.chain.jacobian(q))[3:]  # world axes
-            gain = _euler_rates(e) @ self.reference_t @ angular  # ė per chain joint
-            jacobian = np.zeros((3, self.n))
-            jacobian[:, self.column[self.moving]] = gain[:, self.moving]
             step, *_ = np.linalg.lstsq(jacobian, -residual, rcond=1e-8)
             if not np.isfinite(step).all() or not np.any(step):
                 return None

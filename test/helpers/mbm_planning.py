@@ -143,6 +143,28 @@ class IndependentCheck:
                         break
         return found
 
+    def tilt(
+        self, names: tuple[str, ...], path: np.ndarray, frame: str, reference: np.ndarray, step: float = 0.01
+    ) -> float:
+        """The largest angle about x or y of ``referenceᵀ · R_frame`` along ``path`` (rad).
+
+        Pinocchio places ``frame``; scipy gives the XYZ Euler angles (an orientation constraint's
+        measure, docs/planning.md), checked so no joint moves more than ``step``.
+        """
+        from scipy.spatial.transform import Rotation
+
+        pin = self.pin
+        index = [self.model.joints[self.model.getJointId(n)].idx_q for n in names]
+        frame_id = self.model.getFrameId(frame)
+        q = pin.neutral(self.model)
+        worst = 0.0
+        for row in _dense(path, step):
+            q[index] = row
+            pin.framesForwardKinematics(self.model, self.data, q)
+            angles = Rotation.from_matrix(reference.T @ self.data.oMf[frame_id].rotation).as_euler("XYZ")
+            worst = max(worst, float(np.abs(angles[:2]).max()))
+        return worst
+
 
 def _se3(pin: Any, pose: dict[str, Any]) -> Any:
     """A scene YAML pose (MBM's lists ``[x, y, z]`` / ``[x, y, z, w]``, or message fields) as a Pinocchio SE3."""
