@@ -74,6 +74,11 @@ class Launched:
         self.seen: dict[int, float] = {}
         self.watch()
 
+    def running(self) -> bool:
+        """Whether the command still runs (watching its processes first)."""
+        self.watch()
+        return self.process.poll() is None
+
     def watch(self) -> None:
         """Remember every process below the command now."""
         try:

@@ -19,6 +19,7 @@ other tests, lost its ``/joint_states`` subscription so.
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import struct
@@ -234,6 +235,41 @@ def decode_protobuf(schema_name: str, schema: bytes, payload: bytes) -> Any:
             pending.remove(f)
     cls = message_factory.GetMessageClass(pool.FindMessageTypeByName(schema_name))
     return cls.FromString(payload)
+
+
+def scene_updates(client: FoxgloveTestClient, topic: str) -> list[Any]:
+    """Every ``foxglove.SceneUpdate`` ``client`` received on ``topic``, decoded from the advertised schema alone."""
+    channel = client.channels[client.channel_id(topic)]
+    assert (channel["encoding"], channel["schemaName"]) == ("protobuf", "foxglove.SceneUpdate")
+    schema = base64.b64decode(channel["schema"])
+    return [decode_protobuf("foxglove.SceneUpdate", schema, m.payload) for m in client.received(topic)]
+
+
+def newest_entities(client: FoxgloveTestClient, topic: str) -> dict[str, Any]:
+    """The entities of the newest scene update on ``topic``, by id (each update replaces the last whole)."""
+    found = scene_updates(client, topic)
+    return {entity.id: entity for entity in found[-1].entities} if found else {}
+
+
+def connect_when_listening(url: str, alive: Callable[[], bool], timeout: float = 120.0) -> FoxgloveTestClient:
+    """A client of the server at ``url``, once it listens (it starts with the other nodes).
+
+    Args:
+        url: ``ws://host:port``.
+        alive: whether the command serving it still runs (called while waiting; may watch its output).
+        timeout: seconds to wait.
+
+    Raises:
+        OSError: no server listened within ``timeout``, or the command ended first.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            return FoxgloveTestClient(url, timeout=5.0)
+        except OSError:
+            if time.monotonic() > deadline or not alive():
+                raise
+            time.sleep(0.2)
 
 
 def pool_has(pool: Any, name: str) -> bool:

@@ -10,7 +10,6 @@ and ``mcap-ros2-support``.
 from __future__ import annotations
 
 import socket
-import time
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +17,7 @@ import numpy as np
 import pytest
 from helpers.bringup_helpers import Launched, require_launch, up_command
 from helpers.description_oracle import compose, edges
-from helpers.foxglove_client import FoxgloveTestClient
+from helpers.foxglove_client import connect_when_listening
 
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
@@ -32,19 +31,6 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def _connect(url: str, run: Launched) -> FoxgloveTestClient:
-    """The client, once the view node listens (it starts with the other nodes)."""
-    deadline = time.monotonic() + TIMEOUT
-    while True:
-        try:
-            return FoxgloveTestClient(url, timeout=5.0)
-        except OSError:
-            if time.monotonic() > deadline or run.process.poll() is not None:
-                raise
-            run.watch()
-            time.sleep(0.2)
-
-
 def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
     require_launch()
     from mcap.reader import make_reader
@@ -56,7 +42,7 @@ def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
     port, record = _free_port(), tmp_path / "run.mcap"
     command = up_command("--demo", "--duration", "3", "--view", "--port", str(port), "--record", str(record))
     run = Launched([*command, "--timeout", "90"], tmp_path / "up.log")
-    client = _connect(f"ws://127.0.0.1:{port}", run)
+    client = connect_when_listening(f"ws://127.0.0.1:{port}", run.running)
     try:
         client.wait_for_topics("/tf", "/tf_static", "/joint_states", "/robot_description", timeout=TIMEOUT)
         client.subscribe("/tf", "/tf_static", "/joint_states", "/robot_description")

@@ -7,6 +7,10 @@ computes on its own (the seed's spot in the pick area, mirrored across the wall 
 ``models/bb_arm_pick.yaml``): within 1 cm, one face normal within 5° of vertical, and the cube really
 moved across the wall.  It also checks that each step was printed with its time, in order.
 
+The simulator's case also runs ``--view`` and watches it as a Foxglove user would, through the
+independent client of ``helpers/foxglove_client.py``: the table and the wall, the cube free, then
+held by the hand, then drawn where it was measured at the end, and the planned paths.
+
 Seeds: three cases per run of the Kilted suite (two on MuJoCo, one on the simulator); the Jazzy
 profile runs one per backend (test/helpers/ros_distro.py, ``JAZZY_PROFILE_CASES``).  Each case is a
 whole bringup and pick (about 40 s on a 2-core host); ``benchmarks/bench_pick.py`` runs 20 seeds.
@@ -16,6 +20,7 @@ from __future__ import annotations
 
 import math
 import re
+import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,6 +28,7 @@ import numpy as np
 import pytest
 import yaml
 from helpers.bringup_helpers import Launched, require_launch, up_command
+from helpers.foxglove_client import FoxgloveTestClient, connect_when_listening, newest_entities, scene_updates
 
 from bb_robot.bringup.pick import STEPS, mirrored, seeded_spot, world_spots
 from bb_robot.model.transforms import quaternion_to_matrix
@@ -35,6 +41,8 @@ pytest.importorskip("moveit_msgs")
 
 #: (backend, seed): the cases of this file.
 CASES = [("mujoco", 3), ("mujoco", 12), ("sim", 7)]
+#: The backend whose case also runs ``--view`` and watches it through an independent Foxglove client.
+VIEWED = "sim"
 
 
 def _world() -> dict[str, Any]:
@@ -59,15 +67,21 @@ def test_up_demo_pick_places_the_cube_across_the_wall(backend: str, seed: int, p
     probe.node.create_subscription(
         TFMessage, "/tf", on_tf, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
     )
+    port = _free_port()
+    view = ["--view", "--port", str(port)] if backend == VIEWED else []
     run = Launched(
-        up_command("--demo-pick", "--seed", str(seed), "--backend", backend, "--timeout", "90"), tmp_path / "up.log"
+        up_command("--demo-pick", "--seed", str(seed), "--backend", backend, *view, "--timeout", "90"),
+        tmp_path / "up.log",
     )
-
-    def ended() -> bool:
-        run.watch()
-        return run.process.poll() is not None
-
-    assert probe.spin_until(ended, timeout=300), run.log()
+    client = connect_when_listening(f"ws://127.0.0.1:{port}", run.running) if view else None
+    if client is not None:
+        client.wait_for_topics(*VIEW_TOPICS, timeout=120)
+        client.subscribe(*VIEW_TOPICS)
+    try:
+        assert probe.spin_until(lambda: not run.running(), timeout=300), run.log()
+    finally:
+        if client is not None:
+            client.close()
     probe.spin_until_quiet(lambda: len(cubes))
     run.wait()
     output = run.log()
@@ -105,3 +119,34 @@ def test_up_demo_pick_places_the_cube_across_the_wall(backend: str, seed: int, p
     assert last_line.startswith("pick demo succeeded: place spot"), last_line
     if backend == "mujoco":
         assert "wall contacts: 0 physics steps with the arm, 0 with the cube" in last_line, last_line
+    if client is not None:
+        _check_view(client, position, output)
+
+
+#: What the view serves of a pick: the configured obstacles, the planning scene's objects, each plan.
+VIEW_TOPICS = ("/collision_world", "/scene_objects", "/planned_path")
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _check_view(client: FoxgloveTestClient, cube: np.ndarray, output: str) -> None:
+    """What a Foxglove user saw: the table and the wall, the cube free then held then placed, the plans."""
+    assert not client.errors, client.errors
+    world = newest_entities(client, "/collision_world")
+    assert {"world/table", "world/wall"} <= set(world), sorted(world)
+    assert "world/cube" not in world, "the movable cube is drawn as a fixed obstacle"
+    scenes = [{e.id: e for e in update.entities} for update in scene_updates(client, "/scene_objects")]
+    held = [i for i, entities in enumerate(scenes) if "attached/cube" in entities]
+    assert held, f"the cube was never drawn held ({[sorted(e) for e in scenes]})\n{output}"
+    assert any("object/cube" in entities for entities in scenes[: held[0]]), "the cube was not drawn before the grasp"
+    placed = scenes[-1].get("object/cube")
+    assert placed is not None, f"the cube is not drawn where it was placed: {sorted(scenes[-1])}"
+    drawn = placed.cubes[0].pose.position
+    assert placed.frame_id == "base_link" and placed.frame_locked, (placed.frame_id, placed.frame_locked)
+    assert np.linalg.norm(np.array([drawn.x, drawn.y, drawn.z]) - cube) < 0.01, (drawn, cube)
+    paths = [e for update in scene_updates(client, "/planned_path") for e in update.entities if e.id == "planned_path"]
+    assert len(paths) >= 2 and all(len(p.lines[0].points) > 2 for p in paths), f"{len(paths)} planned paths drawn"

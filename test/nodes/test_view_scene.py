@@ -8,7 +8,6 @@ from their advertised schema alone and checks them against the library's forward
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,7 +21,7 @@ pytest.importorskip("websockets", reason="websockets is not installed")
 moveit_msgs = pytest.importorskip("moveit_msgs", reason="moveit_msgs is not built: run scripts/setup")
 
 from geometry_msgs.msg import Pose  # noqa: E402
-from helpers.foxglove_client import FoxgloveTestClient, decode_protobuf  # noqa: E402
+from helpers.foxglove_client import FoxgloveTestClient, newest_entities, scene_updates  # noqa: E402
 from helpers.view_rig import view_url  # noqa: E402
 from moveit_msgs.msg import AttachedCollisionObject, CollisionObject, Constraints, JointConstraint  # noqa: E402
 from moveit_msgs.srv import GetMotionPlan  # noqa: E402
@@ -109,19 +108,6 @@ def box(name: str, frame: str, size: float, x: float, y: float, z: float) -> Col
     return message
 
 
-def scenes(client: FoxgloveTestClient, topic: str) -> list[Any]:
-    """Every SceneUpdate received on ``topic``, decoded from the advertised schema alone."""
-    channel = client.channels[client.channel_id(topic)]
-    assert (channel["encoding"], channel["schemaName"]) == ("protobuf", "foxglove.SceneUpdate")
-    schema = base64.b64decode(channel["schema"])
-    return [decode_protobuf("foxglove.SceneUpdate", schema, m.payload) for m in client.received(topic)]
-
-
-def newest_entities(client: FoxgloveTestClient, topic: str) -> dict[str, Any]:
-    found = scenes(client, topic)
-    return {entity.id: entity for entity in found[-1].entities} if found else {}
-
-
 def test_objects_and_attached_objects_are_drawn_in_their_frames(rig: Rig) -> None:
     topic = f"{rig.ns}/scene_objects"
     rig.publish(rig.objects, box("crate", "base_link", 0.08, 0.4, 0.1, 0.2))
@@ -142,7 +128,8 @@ def test_objects_and_attached_objects_are_drawn_in_their_frames(rig: Rig) -> Non
         # locked to the link's frame: Foxglove moves it with the arm's /tf
         assert (probe.frame_id, probe.frame_locked) == ("left/tcp", True)
         assert (probe.cubes[0].pose.position.z, probe.cubes[0].size.x) == pytest.approx((0.03, 0.02))
-        assert [d.type for d in scenes(client, topic)[-1].deletions] == [1]  # each update replaces the last whole
+        # each update replaces the last whole
+        assert [d.type for d in scene_updates(client, topic)[-1].deletions] == [1]
 
         # removed through the move_group node: the next update has only the attached probe
         rig.publish(rig.objects, CollisionObject(id="crate", operation=CollisionObject.REMOVE))
@@ -192,7 +179,7 @@ def test_each_plan_is_drawn_as_the_tool_path_and_replaces_the_last(rig: Rig) -> 
         points = line(client)
         assert points is not None and points[0] == pytest.approx(tool(START), abs=1e-6)
         assert list(newest_entities(client, topic)) == ["planned_path"]
-        assert [d.type for d in scenes(client, topic)[-1].deletions] == [1]  # the first plan's path goes
+        assert [d.type for d in scene_updates(client, topic)[-1].deletions] == [1]  # the first plan's path goes
         assert all(node.alive() for node in rig.nodes.values())
     finally:
         client.close()
