@@ -27,6 +27,10 @@ from helpers.bringup_helpers import Launched, require_launch, up_command, up_rec
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
 
+#: The demo judges its tracking only in turns the host did not pause: CI runs these with the host to
+#: themselves, after the two side-by-side suites (a shared 2-core host paused every turn).
+pytestmark = pytest.mark.alone
+
 if TYPE_CHECKING:
     from helpers.nodes import Probe
 
