@@ -23,13 +23,12 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
+from _plan_common import Run, ompl_joint_space, ompl_validity
 from helpers.mbm_planning import IndependentCheck, Problem, extract, load_problem
 
-from bb_robot.collision.matrix import joint_bounds
 from bb_robot.model.transforms import rpy_to_matrix
 from bb_robot.planning.constraints import MARGIN, ConstraintModel, OrientationConstraint
 from bb_robot.planning.plan import plan
@@ -45,18 +44,6 @@ LEVEL = (0.1, 0.1, math.pi)
 TIMEOUT = 5.0
 
 
-@dataclass
-class Party:
-    """One party's results on the constrained problems."""
-
-    asked: int = 0
-    solved: int = 0
-    seconds: list[float] = field(default_factory=list)
-    length: list[float] = field(default_factory=list)
-    tilt: list[float] = field(default_factory=list)
-    contacts: int = 0
-
-
 def constraint() -> OrientationConstraint:
     """The hand level within 0.1 rad about x and y, any turn about z."""
     return OrientationConstraint(LINK, DOWN, LEVEL)
@@ -67,12 +54,10 @@ def _constraint_model(problem: Problem, checker: StateChecker) -> ConstraintMode
     return ConstraintModel(scene.model.robot, checker.joints, problem.start, scene.model.fk.joint_names, constraint())
 
 
-def _ompl(problem: Problem, checker: StateChecker, model: ConstraintModel, party: Party) -> np.ndarray | None:
+def _ompl(problem: Problem, checker: StateChecker, model: ConstraintModel, party: Run) -> np.ndarray | None:
     from ompl import base as ob
     from ompl import geometric as og
-    from ompl import util
 
-    util.setLogLevel(util.LOG_WARN)
     n = len(checker.joints)
     band = np.array([LEVEL[0] - MARGIN, LEVEL[1] - MARGIN, math.pi])  # the band ours' edge samples keep
 
@@ -89,25 +74,11 @@ def _ompl(problem: Problem, checker: StateChecker, model: ConstraintModel, party
             jacobian[residual == 0.0] = 0.0  # the residual is flat inside the band
             out[:, :] = jacobian[:2]
 
-    lower, upper = joint_bounds(problem.scene.model.robot, checker.joints)
-    ambient = ob.RealVectorStateSpace(n)
-    bounds = ob.RealVectorBounds(n)
-    for i in range(n):
-        bounds.setLow(i, float(lower[i]))
-        bounds.setHigh(i, float(upper[i]))
-    ambient.setBounds(bounds)
     level = Level()
-    space = ob.ProjectedStateSpace(ambient, level)
+    space = ob.ProjectedStateSpace(ompl_joint_space(checker), level)
     info = ob.ConstrainedSpaceInformation(space)
     setup = og.SimpleSetup(info)
-    buffer = np.empty(n)
-
-    def valid(state: object) -> bool:
-        for i in range(n):
-            buffer[i] = state[i]  # type: ignore[index]
-        return checker.valid(buffer)
-
-    setup.setStateValidityChecker(valid)
+    setup.setStateValidityChecker(ompl_validity(checker))
     setup.setPlanner(og.RRTConnect(info))
     start, goal = space.allocState(), space.allocState()
     start.copy([float(v) for v in problem.start[checker.active]])
@@ -121,17 +92,17 @@ def _ompl(problem: Problem, checker: StateChecker, model: ConstraintModel, party
     setup.simplifySolution(TIMEOUT)
     path = setup.getSolutionPath()
     path.interpolate()
-    party.seconds.append(time.perf_counter() - began)
+    party.total.append(time.perf_counter() - began)
     party.solved += 1
     rows = np.array([[path.getState(k)[i] for i in range(n)] for k in range(path.getStateCount())])
-    party.length.append(path_length(rows))
+    party.short.append(path_length(rows))
     return rows
 
 
-def bench(numbers: range, root: Path, ompl: bool) -> dict[str, Party]:
+def bench(numbers: range, root: Path, ompl: bool) -> dict[str, Run]:
     """Both parties on the valid constrained problems among ``numbers`` of the box set."""
     extract("panda", numbers, root / "panda", (SET,))
-    parties = {"ours": Party(), "ompl": Party()}
+    parties = {"ours": Run(), "ompl": Run()}
     for number in numbers:
         problem = load_problem("panda", SET, number, root / "panda")
         joints = tuple(problem.goal)
@@ -153,8 +124,8 @@ def bench(numbers: range, root: Path, ompl: bool) -> dict[str, Party]:
         paths: dict[str, np.ndarray | None] = {"ours": None, "ompl": None}
         if result.success and result.trajectory is not None:
             ours.solved += 1
-            ours.seconds.append(seconds)
-            ours.length.append(result.simplified_length)
+            ours.total.append(seconds)
+            ours.short.append(result.simplified_length)
             columns = [result.trajectory.names.index(j) for j in joints]
             paths["ours"] = np.asarray(result.trajectory.positions)[:, columns]
         if ompl:
@@ -166,23 +137,23 @@ def bench(numbers: range, root: Path, ompl: bool) -> dict[str, Party]:
     return parties
 
 
-def rows(parties: dict[str, Party]) -> list[list[str]]:
+def rows(parties: dict[str, Run]) -> list[list[str]]:
     """The table's rows: party, solved, seconds (median / p95 / max), length, largest tilt, contacts."""
     out = []
     for name, label in (("ours", "ours"), ("ompl", "OMPL RRTConnect, ProjectedStateSpace")):
         party = parties[name]
         if not party.asked:
             continue
-        seconds = np.asarray(party.seconds) * 1e3
+        seconds = np.asarray(party.total) * 1e3
         timing = (
             " / ".join(f"{v:.0f}" for v in (np.median(seconds), np.percentile(seconds, 95), seconds.max()))
-            if party.seconds
+            if party.total
             else "–"
         )
         out.append(
             [
                 label, f"{party.solved}/{party.asked}", timing,
-                f"{np.mean(party.length):.2f}" if party.length else "–",
+                f"{np.mean(party.short):.2f}" if party.short else "–",
                 f"{max(party.tilt):.4f}" if party.tilt else "–",
                 f"{sum(t > LEVEL[0] + 1e-6 for t in party.tilt)}", f"{party.contacts}",
             ]

@@ -35,15 +35,14 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import _common
 import _plan_constrained
 import numpy as np
+from _plan_common import Run, ompl_joint_space, ompl_validity
 from helpers.mbm_planning import SETS, IndependentCheck, extract, load_problem
 
-from bb_robot.collision.matrix import joint_bounds
 from bb_robot.collision.path import check_path
 from bb_robot.planning.exact import check_planned_path
 from bb_robot.planning.limits import JointLimits
@@ -81,52 +80,13 @@ CLOSING = (
 VAMP = {"panda": (99e-6, 442e-6, 5.18), "ur5": (111.5e-6, 837e-6, 6.77)}
 
 
-@dataclass
-class Run:
-    """One party's results on one set."""
-
-    solved: int = 0
-    asked: int = 0
-    plan: list[float] = field(default_factory=list)
-    simplify: list[float] = field(default_factory=list)
-    timing: list[float] = field(default_factory=list)
-    total: list[float] = field(default_factory=list)
-    raw: list[float] = field(default_factory=list)
-    short: list[float] = field(default_factory=list)
-    duration: list[float] = field(default_factory=list)
-    within_1s: int = 0
-    within_1s_cpu: int = 0
-    contacts: int = 0
-    exact_refusals: int = 0
-    check_path_refusals: int = 0
-    check_path_runs: int = 0
-    limit_violations: int = 0
-
-
 def _ompl(checker: StateChecker, start: np.ndarray, goal: np.ndarray, run: Run) -> None:
-    from ompl import base as ob
     from ompl import geometric as og
-    from ompl import util
-
-    util.setLogLevel(util.LOG_WARN)
 
     n = len(checker.joints)
-    lower, upper = joint_bounds(checker.model.robot, checker.joints)
-    space = ob.RealVectorStateSpace(n)
-    bounds = ob.RealVectorBounds(n)
-    for i in range(n):
-        bounds.setLow(i, float(lower[i]))
-        bounds.setHigh(i, float(upper[i]))
-    space.setBounds(bounds)
+    space = ompl_joint_space(checker)
     setup = og.SimpleSetup(space)
-    buffer = np.empty(n)
-
-    def valid(state: object) -> bool:
-        for i in range(n):
-            buffer[i] = state[i]  # type: ignore[index]
-        return checker.valid(buffer)
-
-    setup.setStateValidityChecker(valid)
+    setup.setStateValidityChecker(ompl_validity(checker))
     info = setup.getSpaceInformation()
     info.setStateValidityCheckingResolution(0.01)
     setup.setPlanner(og.RRTConnect(info))
@@ -324,7 +284,7 @@ def report(
     results: dict[str, dict[str, dict]],
     numbers: range,
     run_line: str,
-    constrained: dict[str, _plan_constrained.Party] | None = None,
+    constrained: dict[str, Run] | None = None,
 ) -> str:
     headers = [
         "robot / set", "valid (0 / driver)", "party", "solved", "≤ 1 s", "plan ms (med / mean / p95 / p99 / max)",
