@@ -34,6 +34,7 @@ from bb_robot.buses.calibration import load_calibration, shipped_calibration
 from bb_robot.buses.emulator import BusEmulator
 from bb_robot.buses.emulator_control import move_joint
 from bb_robot.buses.packets import Instruction
+from bb_robot.cli.up import environment
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 JOINT = "shoulder_pan"
@@ -106,6 +107,7 @@ def teleop_run(seconds: float, log_dir: Path, latency: float = 0.001) -> dict[st
     _record(leader, Instruction.SYNC_READ, lambda: leader_servo.peek("present_position"), reads)
     _record(follower, Instruction.SYNC_WRITE, lambda: follower_servo.peek("goal_position"), writes)
     leader_path, follower_path = leader.start(), follower.start()
+    environment()  # the launch finds the package through the ament index, as `bb-robot up` sets it
     env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED="1")
     up_log = open(log_dir / "bench_teleop_up.log", "wb")  # noqa: SIM115 - closed below
     teleop_log = log_dir / "bench_teleop.log"
