@@ -1,6 +1,8 @@
 """Planning on MotionBenchMaker: ours beside OMPL's RRTConnect (same process, same checker) and VAMP's numbers.
 
-Usage: ``python benchmarks/bench_plan.py [--quick] [--problems N] [--robots panda ur5] [--constrained N] [--no-docs]``
+Usage: ``python benchmarks/bench_plan.py [--quick] [--problems N] [--robots panda ur5] [--constrained N] [--no-docs]``;
+the whole run in two processes side by side (each on a core of its own): ``--robots panda --save a``
+and ``--robots ur5 --save b``, then ``--merge a b``.
 
 - **Problems**: the 7 sets × 100 problems of the Panda and the UR5 (``../shared/corpus/mbm``);
   ``--quick`` takes 10 per set.
@@ -31,6 +33,7 @@ One core: everything runs in this process, one problem after another.  Rewrites 
 from __future__ import annotations
 
 import argparse
+import pickle
 import sys
 import tempfile
 import time
@@ -390,26 +393,49 @@ def main(argv: list[str] | None = None) -> int:
         help="constrained box problems tried (default 20, --quick 10; 0 leaves them out)",
     )  # fmt: skip
     parser.add_argument("--no-docs", action="store_true", help="do not rewrite docs/benchmarks.md")
+    parser.add_argument(
+        "--save", type=Path, metavar="FILE",
+        help="keep this run's results in FILE for --merge, and write no report (one process per robot)",
+    )  # fmt: skip
+    parser.add_argument(
+        "--merge", type=Path, nargs="+", metavar="FILE",
+        help="report the runs --save kept, each of other robots (processes side by side, each on a core)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
-    count = args.problems or (10 if args.quick else 100)
-    numbers = range(1, count + 1)
-    started = time.perf_counter()
-    with tempfile.TemporaryDirectory() as folder:
-        results = bench(
-            args.robots, numbers, Path(folder), not args.no_ompl, not args.no_recheck, not args.no_check_path
+    if args.merge:
+        runs = [pickle.loads(path.read_bytes()) for path in args.merge]
+        results = {robot: sets for run in runs for robot, sets in run["results"].items()}
+        constrained = next((run["constrained"] for run in runs if run["constrained"]), None)
+        count = runs[0]["count"]
+        how = (
+            f"{max(run['seconds'] for run in runs):.0f} s in all, {len(runs)} processes side by side, one per "
+            f"robot, each one problem at a time"
         )
-        tried = args.constrained if args.constrained is not None else (10 if args.quick else 20)
-        constrained = (
-            _plan_constrained.bench(range(1, tried + 1), Path(folder) / "constrained", not args.no_ompl)
-            if tried and "panda" in args.robots
-            else None
-        )
+    else:
+        count = args.problems or (10 if args.quick else 100)
+        started = time.perf_counter()
+        with tempfile.TemporaryDirectory() as folder:
+            results = bench(
+                args.robots, range(1, count + 1), Path(folder), not args.no_ompl, not args.no_recheck,
+                not args.no_check_path,
+            )  # fmt: skip
+            tried = args.constrained if args.constrained is not None else (10 if args.quick else 20)
+            constrained = (
+                _plan_constrained.bench(range(1, tried + 1), Path(folder) / "constrained", not args.no_ompl)
+                if tried and "panda" in args.robots
+                else None
+            )
+        seconds = time.perf_counter() - started
+        if args.save:
+            run = {"results": results, "constrained": constrained, "count": count, "seconds": seconds}
+            args.save.write_bytes(pickle.dumps(run))
+            return 0
+        how = f"{seconds:.0f} s in all, one process, one problem at a time"
     run_line = (
-        f"{count} problems per set, robots {', '.join(args.robots)}; timeout {TIMEOUT:g} s; "
-        f"{time.perf_counter() - started:.0f} s in all, one process, one problem at a time; "
+        f"{count} problems per set, robots {', '.join(results)}; timeout {TIMEOUT:g} s; {how}; "
         f"load average {_common.load_average()} at the end."
     )
-    text = report(results, numbers, run_line, constrained)
+    text = report(results, range(1, count + 1), run_line, constrained)
     print(text)
     if not args.no_docs:
         _common.rewrite_doc_section("bench_plan", text)
