@@ -87,8 +87,10 @@ class IndependentCheck:
 
         urdf, srdf = mbm_robot(robot)
         self.pin = pin
-        self.model = pin.buildModelFromUrdf(str(urdf))
-        self.geometry = pin.buildGeomFromUrdf(self.model, str(urdf), pin.GeometryType.COLLISION, [str(MBM_DIR / robot)])
+        self.model, robot_geometry = _pinocchio_robot(robot)
+        # A copy per scene (its obstacles are added to it): the meshes are loaded once per robot, not
+        # each time (about 55 MB a UR5 scene that Pinocchio's loading did not give back).
+        self.geometry = robot_geometry.copy()
         links = [self.model.frames[g.parentFrame].name for g in self.geometry.geometryObjects]
         # Parts fixed to the universe never move: their contacts with obstacles are where the robot stands.
         fixed = {i for i, g in enumerate(self.geometry.geometryObjects) if g.parentJoint == 0}
@@ -164,6 +166,16 @@ class IndependentCheck:
             angles = Rotation.from_matrix(reference.T @ self.data.oMf[frame_id].rotation).as_euler("XYZ")
             worst = max(worst, float(np.abs(angles[:2]).max()))
         return worst
+
+
+@functools.cache
+def _pinocchio_robot(robot: str) -> tuple[Any, Any]:
+    """Pinocchio's model and collision geometry (triangle meshes) of an MBM robot, built once per process."""
+    import pinocchio as pin
+
+    urdf, _ = mbm_robot(robot)
+    model = pin.buildModelFromUrdf(str(urdf))
+    return model, pin.buildGeomFromUrdf(model, str(urdf), pin.GeometryType.COLLISION, [str(MBM_DIR / robot)])
 
 
 def _se3(pin: Any, pose: dict[str, Any]) -> Any:
