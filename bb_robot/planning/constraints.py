@@ -219,22 +219,32 @@ class ConstraintModel:
             error's Jacobian ``(3, n)`` (the residual's outside the band; inside it, the residual's is 0).
         """
         q = self._chain(x)
+        e = self._error(q)
+        return e, e - np.clip(e, -band, band), self._error_jacobian(q, e)
+
+    def _error(self, q: FloatArray) -> FloatArray:
+        """The error (:meth:`errors`) at chain configuration ``q``."""
         pose = np.asarray(self.chain.end_effector_pose(q))
-        e = xyz_euler(self.reference_t @ pose[:3, :3])
-        residual = e - np.clip(e, -band, band)
+        return xyz_euler(self.reference_t @ pose[:3, :3])
+
+    def _error_jacobian(self, q: FloatArray, e: FloatArray) -> FloatArray:
+        """The error's Jacobian ``(3, n)`` at chain configuration ``q`` (error ``e``), per planned joint."""
         angular = np.asarray(self.chain.jacobian(q))[3:]  # world axes
         gain = _euler_rates(e) @ self.reference_t @ angular  # ė per chain joint
         jacobian = np.zeros((3, self.n))
         jacobian[:, self.column[self.moving]] = gain[:, self.moving]
-        return e, residual, jacobian
+        return jacobian
 
     def project(self, x: FloatArray, lower: FloatArray, upper: FloatArray) -> FloatArray | None:
         """``x`` moved onto the constraint (module docstring), or ``None`` when the projection does not converge."""
         x = np.clip(np.asarray(x, dtype=float), lower, upper)
+        inner = self.tolerance / 2.0
         for _ in range(PROJECTION_ITERATIONS):
-            e, residual, jacobian = self.residual(x, self.tolerance / 2.0)
+            q = self._chain(x)
+            e = self._error(q)
             if np.all(np.abs(e) <= self.tolerance - MARGIN):
-                return x
+                return x  # no Jacobian for the configuration kept
+            residual, jacobian = e - np.clip(e, -inner, inner), self._error_jacobian(q, e)
             step, *_ = np.linalg.lstsq(jacobian, -residual, rcond=1e-8)
             if not np.isfinite(step).all() or not np.any(step):
                 return None
