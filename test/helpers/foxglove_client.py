@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import socket
 import struct
 import threading
 import time
@@ -249,6 +250,13 @@ def newest_entities(client: FoxgloveTestClient, topic: str) -> dict[str, Any]:
     """The entities of the newest scene update on ``topic``, by id (each update replaces the last whole)."""
     found = scene_updates(client, topic)
     return {entity.id: entity for entity in found[-1].entities} if found else {}
+
+
+def free_port() -> int:
+    """A TCP port free on 127.0.0.1 now, for a server to listen on."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
 
 
 def connect_when_listening(url: str, alive: Callable[[], bool], timeout: float = 120.0) -> FoxgloveTestClient:

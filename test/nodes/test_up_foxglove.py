@@ -9,7 +9,6 @@ and ``mcap-ros2-support``.
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 from typing import Any
 
@@ -17,18 +16,12 @@ import numpy as np
 import pytest
 from helpers.bringup_helpers import Launched, require_launch, up_command
 from helpers.description_oracle import compose, edges
-from helpers.foxglove_client import connect_when_listening
+from helpers.foxglove_client import connect_when_listening, free_port
 
 from bb_robot.cli.up_inputs import plan_bringup
 from bb_robot.model.kinematics import ForwardKinematics
 
 TIMEOUT = 120.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
@@ -39,7 +32,7 @@ def test_up_demo_with_view_and_record(tmp_path: Path) -> None:
     from sensor_msgs.msg import JointState
     from tf2_msgs.msg import TFMessage
 
-    port, record = _free_port(), tmp_path / "run.mcap"
+    port, record = free_port(), tmp_path / "run.mcap"
     command = up_command("--demo", "--duration", "3", "--view", "--port", str(port), "--record", str(record))
     run = Launched([*command, "--timeout", "90"], tmp_path / "up.log")
     client = connect_when_listening(f"ws://127.0.0.1:{port}", run.running)

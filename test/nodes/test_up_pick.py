@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import math
 import re
-import socket
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +27,13 @@ import numpy as np
 import pytest
 import yaml
 from helpers.bringup_helpers import Launched, require_launch, up_command
-from helpers.foxglove_client import FoxgloveTestClient, connect_when_listening, newest_entities, scene_updates
+from helpers.foxglove_client import (
+    FoxgloveTestClient,
+    connect_when_listening,
+    free_port,
+    newest_entities,
+    scene_updates,
+)
 
 from bb_robot.bringup.pick import STEPS, mirrored, seeded_spot, world_spots
 from bb_robot.model.transforms import quaternion_to_matrix
@@ -67,7 +72,7 @@ def test_up_demo_pick_places_the_cube_across_the_wall(backend: str, seed: int, p
     probe.node.create_subscription(
         TFMessage, "/tf", on_tf, QoSProfile(depth=500, reliability=ReliabilityPolicy.RELIABLE)
     )
-    port = _free_port()
+    port = free_port()
     view = ["--view", "--port", str(port)] if backend == VIEWED else []
     run = Launched(
         up_command("--demo-pick", "--seed", str(seed), "--backend", backend, *view, "--timeout", "90"),
@@ -125,12 +130,6 @@ def test_up_demo_pick_places_the_cube_across_the_wall(backend: str, seed: int, p
 
 #: What the view serves of a pick: the configured obstacles, the planning scene's objects, each plan.
 VIEW_TOPICS = ("/collision_world", "/scene_objects", "/planned_path")
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _check_view(client: FoxgloveTestClient, cube: np.ndarray, output: str) -> None:
