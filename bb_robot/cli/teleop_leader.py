@@ -121,16 +121,19 @@ def run(args: argparse.Namespace) -> int:
 def _wait_for_follower(
     follower: FollowerClient, stop: threading.Event
 ) -> tuple[dict[str, tuple[float, float]], list[str]]:
-    """The follower's joint limits and joints, once its robot_description and joint_states came.
+    """The follower's joint limits and joints, from its robot_description once it came.
+
+    Its joint_states are not waited for here: the loop engages once they name every joint it moves
+    (the driver leaves a joint whose bridge has not answered yet out of them).
 
     Raises:
         LeaderError: the follower's robot_description cannot be read.
     """
     told = 0.0
     while not stop.is_set():
-        pose, limits = follower.pose(), follower.limits
-        if pose is not None and limits is not None:
-            return limits, list(pose)
+        joints, limits = follower.joints, follower.limits
+        if joints is not None and limits is not None:
+            return limits, joints
         if follower.description_error:
             from bb_robot.buses.leader import LeaderError
 
@@ -138,7 +141,7 @@ def _wait_for_follower(
         now = time.monotonic()
         if now - told >= STATUS_PERIOD:
             told = now
-            say("info", f"waiting for the follower: {follower.description_topic} and {follower.states_topic} "
+            say("info", f"waiting for the follower: {follower.description_topic} "
                 "(is bb-robot up --config so101.yaml running?)")  # fmt: skip
         stop.wait(0.05)
     return {}, []

@@ -41,6 +41,9 @@ class FollowerClient:
         self.arm_state = ""
         #: The follower's joint limits (rad) from its robot_description, once it came.
         self.limits: dict[str, tuple[float, float]] | None = None
+        #: The follower's commandable joints (moving, not mimic) from its robot_description, once it came.
+        #: Not joint_states' names: the driver leaves a stale joint out of them (a bridge still starting).
+        self.joints: list[str] | None = None
         self.description_error = ""
         self._message = JointState()
         # (What the callbacks fill is set before the node spins.) The command's own SIGINT / SIGTERM
@@ -71,6 +74,7 @@ class FollowerClient:
             for name, joint in robot.joints.items()
             if joint.limits is not None and joint.limits.lower is not None and joint.limits.upper is not None
         }
+        self.joints = [name for name, joint in robot.joints.items() if joint.dof > 0 and joint.mimic is None]
 
     # ------------------------------------------------------------------ the Follower protocol
     def pose(self) -> Mapping[str, float] | None:

@@ -29,8 +29,9 @@ import yaml
 from helpers.bringup_helpers import REPO_ROOT, Launched, environment, launches
 from helpers.bus_processes import Emulator, loaded_machine_config
 from helpers.nodes import Probe
-from rclpy.qos import QoSProfile, ReliabilityPolicy
+from rclpy.qos import DurabilityPolicy, QoSProfile, ReliabilityPolicy
 from sensor_msgs.msg import JointState
+from std_msgs.msg import String
 
 from bb_robot.buses.calibration import load_calibration, shipped_calibration
 from bb_robot.buses.leader import ENGAGE_SPEED
@@ -195,3 +196,56 @@ def test_a_file_without_a_leader_section_is_refused_naming_it(tmp_path: Path) ->
     result = subprocess.run([sys.executable, "-m", "bb_robot.cli", "teleop", "--leader", "so101.yaml"],
                             capture_output=True, text=True, env=environment(), cwd=REPO_ROOT, timeout=120)  # fmt: skip
     assert result.returncode == 2 and "so101.yaml has no /**/leader section" in result.stderr, result.stderr
+
+
+def test_a_follower_whose_joint_states_still_lack_a_joint_is_waited_for(tmp_path: Path, probe: Probe) -> None:
+    """The follower's joints are its description's: while its driver leaves a joint whose bridge has not
+    answered yet out of joint_states, teleop waits, and engages on every joint once they name them all.
+
+    The probe plays the follower's topics (its description, its driver armed, its joint states); what is
+    judged is teleop's commands on the driver's ``~/joint_commands``.
+    """
+    namespace = f"t{uuid.uuid4().hex[:10]}"
+    urdf = (REPO_ROOT / "models" / "so101" / "so101_new_calib.urdf").read_text()
+    latched = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
+    node = probe.node
+    node.create_publisher(String, f"/{namespace}/robot_description", latched).publish(String(data=urdf))
+    node.create_publisher(String, f"/{namespace}/driver/arm_state", latched).publish(String(data="armed"))
+    states = node.create_publisher(JointState, f"/{namespace}/joint_states", 10)
+    commands: list[JointState] = probe.subscribe(JointState, f"/{namespace}/driver/joint_commands", STREAM)
+    leader = Emulator(tmp_path, name="leader", arm="so101_leader")
+    config = yaml.safe_load(LEADER_CONFIG.read_text())
+    config["/**/leader"]["ros__parameters"].update(
+        latency=LOADED_LATENCY, calibration=str(shipped_calibration("so101_leader"))
+    )
+    leader_config = tmp_path / "so101_leader_loaded.yaml"
+    leader_config.write_text(yaml.safe_dump(config))
+    command = ["teleop", "--leader", str(leader_config), "--leader-port", str(leader.link), "--namespace", namespace]
+    teleop = Launched([sys.executable, "-m", "bb_robot.cli", *command], tmp_path / "teleop.log", environment())
+    partial = ("elbow_flex", "wrist_flex", "gripper")  # three bridges answered so far
+
+    def publish(names: tuple[str, ...]) -> None:
+        states.publish(JointState(name=list(names), position=[0.0] * len(names), velocity=[0.0] * len(names)))
+
+    def up_on_partial_states() -> bool:
+        publish(partial)
+        return "streaming to" in teleop.log() or not teleop.running()
+
+    try:
+        # Joint states without three of the joints, until teleop is up and a second after.
+        assert probe.spin_until(up_on_partial_states, 120), teleop.log()
+        for _ in range(50):
+            publish(partial)
+            probe.spin_for(0.02)
+        assert teleop.running() and "has no joint" not in teleop.log(), teleop.log()
+        assert commands == [], "a command before the follower's pose was known"
+
+        def whole_and_commanded() -> bool:
+            publish(JOINTS)
+            return any(set(JOINTS) <= set(c.name) for c in commands)
+
+        assert probe.spin_until(whole_and_commanded, 60), teleop.log()
+    finally:
+        teleop.stop()
+        leader.stop()
+    assert "Traceback" not in teleop.log()
