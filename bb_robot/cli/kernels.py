@@ -1,9 +1,10 @@
 """``bb-robot kernels``: compile every numba kernel bb_robot uses, now, into numba's cache.
 
 bb_robot's hot paths are compiled by numba (:data:`KERNELS`): the kinematics (every frame, the
-Jacobian), inverse kinematics, the servo's cycle, the collision model's placement and the
-planner's sphere check.  numba compiles a kernel the first time a process needs it and caches the
-result on disk beside the module, so only the first use waits: up to half a minute per kernel.
+Jacobian), inverse kinematics, the servo's cycle, the collision model's placement, the collision
+guard's approach path and the planner's sphere check.  numba compiles a kernel the first time a
+process needs it and caches the result on disk beside the module, so only the first use waits: up
+to half a minute per kernel.
 ``scripts/setup`` (through
 ``scripts/install_package``) runs this command for each venv, for the installed copy and for the
 source tree, so that no user command waits; a ``colcon build`` install can run it once too.
@@ -25,6 +26,7 @@ import numpy as np
 
 from bb_robot.cli import common
 from bb_robot.collision.model import placement_kernel
+from bb_robot.driver.commands.limits import approach_kernel
 from bb_robot.driver.servo.chain import load_kernel
 from bb_robot.loading.load import load_file
 from bb_robot.model import compiled
@@ -80,6 +82,10 @@ def _warm_placement() -> None:
     placement_kernel()  # compiled (or loaded) at import: its one signature
 
 
+def _warm_approach() -> None:
+    approach_kernel()  # compiled (or loaded) at import: its one signature
+
+
 def _warm_plan() -> None:
     edge_kernel()  # edge_free compiled (or loaded) at import: its one signature
 
@@ -94,6 +100,7 @@ KERNELS = (
     Kernel("bb_robot.model._ik_numba", "inverse kinematics", _warm_ik),
     Kernel("bb_robot.driver.servo._servo_numba", "the servo's cycle", _warm_servo),
     Kernel("bb_robot.collision._placement_numba", "the collision placement step", _warm_placement),
+    Kernel("bb_robot.driver.commands._approach_numba", "the collision guard's approach path", _warm_approach),
     Kernel("bb_robot.planning._plan_numba", "the planner's sphere check", _warm_plan),
     Kernel("bb_robot.planning._rrt_numba", "the planner's search loop", _warm_search),
 )
@@ -139,7 +146,7 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
         "kernels",
         help="compile bb_robot's numba kernels now (scripts/setup does it at install)",
         description="Compile every numba kernel bb_robot uses (kinematics, inverse kinematics, the servo's "
-        "cycle, collision placement, the planner's sphere check) into numba's cache, so that no later command "
-        "waits for a compile.",
+        "cycle, collision placement, the guard's approach path, the planner's sphere check) into numba's cache, "
+        "so that no later command waits for a compile.",
     )
     parser.set_defaults(handler=run)

@@ -62,7 +62,7 @@ MIN_BATCH = 16
 #: About how long each module of kernels takes numba to compile (s; measured with an empty cache on a
 #: 2-core Intel Xeon host, 2026-12-05: ``NUMBA_CACHE_DIR=$(mktemp -d) bb-robot kernels``), for the
 #: line that says a compile is coming.
-KERNEL_SECONDS = {"frames": 12.0, "ik": 10.0, "servo": 25.0, "placement": 3.0}
+KERNEL_SECONDS = {"frames": 12.0, "ik": 10.0, "servo": 25.0, "placement": 3.0, "approach": 4.0}
 
 #: Slot values per block of :func:`frames` (256 KB an array: sines, cosines and their temporaries
 #: fit the 2 MB L2 cache of a core; 16k to 128k values measured alike, smaller blocks pay numpy's

@@ -42,6 +42,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bb_robot.driver.errors import LimitsFileError
+from bb_robot.model import compiled
 from bb_robot.model.robot import Robot
 
 FloatArray = npt.NDArray[np.float64]
@@ -374,6 +375,26 @@ def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, d
     return np.where(bounded, np.where(finite, speed, distance / dt), np.inf)
 
 
+_approach: list[Callable[..., FloatArray] | None] = []  # empty until first needed
+
+
+def approach_kernel() -> Callable[..., FloatArray] | None:
+    """The compiled approach path (:func:`bb_robot.driver.commands._approach_numba.approach`), or ``None``.
+
+    ``None`` with ``BB_ROBOT_KERNEL=numpy``, or when numba is missing or fails (logged once): the numpy
+    path of :func:`approach_path` gives the same rows.  Used in every mode but ``numpy``: the collision
+    guard builds a path for each position command it checks.
+    """
+    if compiled.mode() == "numpy":
+        return None
+    if not _approach:
+        module = compiled.import_kernels(
+            "bb_robot.driver.commands._approach_numba", "the approach path kernel", compiled.KERNEL_SECONDS["approach"]
+        )
+        _approach.append(module.approach if module is not None else None)
+    return _approach[0]
+
+
 def approach_path(
     positions: FloatArray,
     velocities: FloatArray,
@@ -403,14 +424,20 @@ def approach_path(
     Returns:
         ``(rows, joints)``: the start, the kept steps and the end (at rest on the targets).
     """
-    p = np.asarray(positions, dtype=float).copy()
+    p = np.ascontiguousarray(positions, dtype=float).copy()
     # A joint measured faster than its velocity limit starts at its limit: the driver never moves it faster,
     # and a position servo stepping to the goals it is sent reads its own top speed between two of them
     # (an STS3215 on a bus bridge: 5.2 rad/s while following 0.5 rad/s, which made a path braking 4.5 rad).
     v = np.clip(np.nan_to_num(np.asarray(velocities, dtype=float)), -limits.velocity, limits.velocity)
-    targets = np.asarray(targets, dtype=float)
+    targets = np.ascontiguousarray(targets, dtype=float)
     finite = np.isfinite(limits.acceleration)
     accel = np.where(finite, limits.acceleration, 1.0)
+    kernel = approach_kernel()
+    if kernel is not None:
+        velocity_limits = np.ascontiguousarray(limits.velocity, dtype=float)
+        return kernel(
+            p, np.ascontiguousarray(v), targets, velocity_limits, accel, finite, float(period), every, max_steps
+        )  # type: ignore[no-any-return]
     change = np.where(finite, limits.acceleration * period, np.inf)
     rows = [p.copy()]
     for step in range(1, max_steps + 1):

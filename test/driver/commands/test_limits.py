@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pytest
 from helpers.driver_rig import JOINTS, arm_robot
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bb_robot.driver.commands import limits as L
 from bb_robot.driver.errors import LimitsFileError
@@ -109,3 +111,39 @@ def test_overrides_from_flat_parameters() -> None:
     values = {"joint_limits.j1.has_acceleration_limits": True, "joint_limits.j1.max_acceleration": 2.5, "other": 1}
     overrides = L.override_from_parameters(values, JOINTS)
     assert set(overrides) == {"j1"} and overrides["j1"].max_acceleration == 2.5
+
+
+def _table(velocity: list[float], acceleration: list[float]) -> L.JointLimitTable:
+    n = len(velocity)
+    inf = np.full(n, np.inf)
+    return L.JointLimitTable(
+        tuple(f"j{i}" for i in range(n)), -inf, inf, -inf, inf, np.array(velocity), np.array(acceleration), inf
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(
+            st.floats(-3, 3), st.floats(-6, 6), st.floats(-3, 3), st.sampled_from([0.5, 1.5, 5.0, np.inf]),
+            st.sampled_from([0.5, 3.0, 40.0, np.inf]),
+        ),
+        min_size=1, max_size=7,
+    ),
+    st.sampled_from([0.002, 0.005, 0.01]),
+    st.integers(1, 7),
+)  # fmt: skip
+def test_the_compiled_approach_path_is_the_numpy_one_row_for_row(
+    joints: list[tuple[float, float, float, float, float]], period: float, every: int
+) -> None:
+    """The collision guard's approach path (each position command it checks) from the numba kernel equals
+    the numpy path exactly: the same rows, bit for bit, for joints with and without limits."""
+    if L.approach_kernel() is None:
+        pytest.skip("numba is not installed or fails to load: only the numpy path exists")
+    positions, velocities, targets, velocity, acceleration = (np.array(column) for column in zip(*joints, strict=True))
+    limits = _table(list(velocity), list(acceleration))
+    compiled_rows = L.approach_path(positions, velocities, targets, limits, period, every=every, max_steps=5000)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(L, "_approach", [None])
+        numpy_rows = L.approach_path(positions, velocities, targets, limits, period, every=every, max_steps=5000)
+    np.testing.assert_array_equal(compiled_rows, numpy_rows)
