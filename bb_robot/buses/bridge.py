@@ -295,8 +295,12 @@ class Bridge:
             state.target, state.commanded_at, state.silenced = float(position), self.clock(), False
 
     # ------------------------------------------------------------------ the cycle
-    def cycle(self) -> list[Feedback]:
+    def cycle(self, take_commands: Callable[[], None] | None = None) -> list[Feedback]:
         """Read, decide the goals, write; returns the feedback of the servos that answered.
+
+        Args:
+            take_commands: called between the read and the goals (the node's command topics): the goals
+                then follow the newest commands, including those that came during the read's transaction.
 
         Raises:
             BridgeError: the port failed (kind ``port``): nothing more can be said to the servos.
@@ -323,6 +327,8 @@ class Bridge:
             self._status(state, read.status.get(state.spec.id, 0))
             if not state.failed:
                 feedback.append(Feedback(state.spec.joint, state.angle, state.angular_velocity))
+        if take_commands is not None:
+            take_commands()
         if not self.gated:
             self._goals(now, dt)
         return feedback

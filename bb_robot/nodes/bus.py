@@ -308,8 +308,7 @@ class BusNode(Node):
                     if self.bridge.gated and self.armed_count > self.armed_at_loss:
                         self.bridge.gated = False
                         self.get_logger().info("the driver is armed again: following commands")
-                    self.commands.take()
-                    feedback = self.bridge.cycle()
+                    feedback = self.bridge.cycle(self.commands.take)
                     if start >= next_poll:
                         next_poll = start + poll_period
                         self.bridge.poll()

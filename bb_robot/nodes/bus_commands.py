@@ -5,8 +5,9 @@ the SO-101: 1200 messages a second). Through rclpy's executor each message costs
 own (the wait set rebuilt, the message taken, the callback called): hundreds of µs of Python
 each, most of the bridge's CPU (docs/benchmarks.md, the bridge). The topics keep only their
 latest message (depth 1) and the loop uses only the latest command of each joint, so the loop
-takes them itself at the start of each cycle, from subscriptions on a hidden node of its own
-(``_<bridge>_commands``) that no executor spins: a few µs a topic. It takes them as bytes and
+takes them itself in each cycle, between its read and its write (so that what came during the
+read is written), from subscriptions on a hidden node of its own (``_<bridge>_commands``) that no
+executor spins: a few µs a topic. It takes them as bytes and
 reads their positions from those (:mod:`bb_robot.nodes.joint_state_wire`), without building
 message objects. Every command goes through the same check as before
 (:meth:`bb_robot.buses.bridge.Bridge.command`: finite positions only; other modes held, with a
