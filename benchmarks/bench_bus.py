@@ -406,9 +406,10 @@ def main(argv: list[str] | None = None) -> int:
         "reads*: teleop's sync reads per second. *Read → goal write*: for each new shoulder_pan goal the "
         "follower's bridge writes, the time since the leader read at which the leader reached it (its present "
         "position through the leader's calibration to an angle, through the follower's to ticks); its path: "
-        "teleop's read, the command on the driver's `~/joint_commands`, the driver's next cycle (so101.yaml: "
-        "`immediate_commands: false`, 200 Hz), the "
-        "actuator topic, the bridge's next cycle (200 Hz) and its sync write. *Matched*: the goals so timed.",
+        "teleop's read, the command on the driver's `~/joint_commands`, its check there (limits, the collision "
+        "guard) and its write to the actuator topic as it arrives (so101.yaml: `immediate_commands: true`), the "
+        "bridge's next write (200 Hz; it takes the newest commands between its read and its write). What held the "
+        "follower back before, cause by cause: docs/buses.md (Latency). *Matched*: the goals so timed.",
         "",
         f"Load average {load_start} at start, {_common.load_average()} at the end.",
     ]
