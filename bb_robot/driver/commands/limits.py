@@ -437,7 +437,7 @@ def approach_path(
         velocity_limits = np.ascontiguousarray(limits.velocity, dtype=float)
         return kernel(
             p, np.ascontiguousarray(v), targets, velocity_limits, accel, finite, float(period), every, max_steps
-        )  # type: ignore[no-any-return]
+        )
     change = np.where(finite, limits.acceleration * period, np.inf)
     rows = [p.copy()]
     for step in range(1, max_steps + 1):
