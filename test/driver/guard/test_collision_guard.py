@@ -7,6 +7,7 @@ moving away continues.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from pathlib import Path
 
@@ -16,7 +17,7 @@ from helpers.collision_cell import ARM, Cell, make_cell
 from helpers.driver_rig import PERIOD_NS
 
 from bb_robot.driver.commands.commands import CommandMode
-from bb_robot.driver.commands.limits import approach_path
+from bb_robot.driver.commands.limits import SampledMotion, approach_path
 from bb_robot.driver.commands.trajectory import TrajectoryPoint
 from bb_robot.driver.errors import INVALID_GOAL, CommandRejected, TrajectoryRejected
 from bb_robot.driver.guard import collision_guard
@@ -275,3 +276,51 @@ def test_positions_at_many_times_equal_sample_at(cell: Cell) -> None:
     times = np.linspace(-0.5, 3.0, 71)
     expected = np.array([trajectory.sample_at(float(t))[0] for t in times])
     np.testing.assert_allclose(trajectory.positions_at(times), expected, rtol=0, atol=1e-12)
+
+
+def test_a_stepping_servo_reading_its_top_speed_is_path_checked_from_how_fast_it_moves(
+    cell: Cell, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A position servo stepping to each goal reads its own top speed between two of them (an STS3215:
+    5.2 rad/s while following 0.5 rad/s).  The approach path of each command starts from how fast the
+    joint moved between the loop's samples, not from that reading, which braked a path
+    0.4 rad past a 2 mrad command on the SO-101; a command through the table is still refused."""
+    limits = cell.core.limits
+    starts: list[np.ndarray] = []
+
+    def recorded(positions: np.ndarray, velocities: np.ndarray, *args: object, **kwargs: object) -> np.ndarray:
+        starts.append(np.array(velocities))
+        return approach_path(positions, velocities, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(collision_guard, "approach_path", recorded)
+    start = cell.positions.copy()
+    for k in range(1, 101):  # 1 mrad per 5 ms: 0.2 rad/s
+        targets = start.copy()
+        targets[0] += 0.001 * k
+        command = cell.validator.from_array(CommandMode.POSITION, targets.tolist(), "/t", cell.clock.now)
+        sample = cell.core.snapshot.sample
+        reading = np.zeros_like(sample.velocities)
+        reading[0] = (1 if k % 2 else -1) * 5 * limits.velocity[0]  # between goals, at its top speed either way
+        cell.guard.check_command(command, dataclasses.replace(sample, velocities=reading), limits)
+        cell.core.submit(command)
+        cell.run(0.005)
+    assert cell.positions[0] > start[0] + 0.09
+    assert len(starts) == 100
+    # At most a step's 1 mrad in one of the loop's periods (the simulator steps too), and below the limit
+    # that the readings (5x it) would be clipped to.
+    fastest = max(abs(v[0]) for v in starts)
+    assert fastest <= 0.001 / (PERIOD_NS * 1e-9) + 1e-9 and fastest < limits.velocity[0], [v[0] for v in starts]
+    through = cell.validator.from_array(CommandMode.POSITION, [2.4, -math.pi / 2, 0, 0, 0, 0, 0], "/t", cell.clock.now)
+    with pytest.raises(CommandRejected, match="world/table/top"):
+        cell.guard.check_command(through, cell.core.snapshot.sample, limits)
+
+
+def test_the_sampled_motion_is_each_joints_velocity_between_its_last_two_samples() -> None:
+    motion = SampledMotion(2)
+    np.testing.assert_array_equal(motion.slower(np.array([3.0, -3.0])), [3.0, -3.0])  # nothing seen yet
+    motion.observe(np.array([0.0, 1.0]), np.array([1_000_000_000, 1_000_000_000]), 1_000_000_000)
+    motion.observe(np.array([0.01, 1.0]), np.array([1_010_000_000, 1_000_000_000]), 1_010_000_000)  # joint 1 late
+    np.testing.assert_allclose(motion.slower(np.array([3.0, -3.0])), [1.0, -3.0])  # joint 1: one sample only
+    motion.observe(np.array([0.02, 0.9]), np.array([1_020_000_000, 1_020_000_000]), 1_020_000_000)
+    np.testing.assert_allclose(motion.slower(np.array([3.0, -10.0])), [1.0, -5.0])  # joint 1: -0.1 rad in 20 ms
+    np.testing.assert_allclose(motion.slower(np.array([0.5, -3.0])), [0.5, -3.0])  # the reading where slower
