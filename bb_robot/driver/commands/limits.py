@@ -376,38 +376,44 @@ def braking_speeds(distance: FloatArray, accel: FloatArray, finite: BoolArray, d
 
 
 class SampledMotion:
-    """How fast each joint moved between its last two samples, and the start of an approach path from it.
+    """How fast each joint moved lately, as its samples show, and the start of an approach path from it.
 
     A position servo stepping to the goals it is sent reads its own top speed between two of them (an
     STS3215 on a bus bridge: 5.2 rad/s while following a leader arm at 0.5 rad/s).  Braking from that,
     :func:`approach_path` ran a 2 mrad command's path 0.4 rad past its target, out of what the collision
     guard's last check proved free: 12 % of a teleop stream's commands took a full check of 8 ms on the
-    driver's executor thread (issue 39).  A path therefore starts from the slower of the two.
+    driver's executor thread (issue 39).  A path therefore starts from the slower of the two.  Each
+    joint's motion is measured over at least :attr:`WINDOW_NS` (samples that arrive a millisecond apart
+    would turn a tick of rounding into 1.5 rad/s).
 
     Args:
         joints: how many joints.
     """
 
+    #: The shortest time (ns) a joint's velocity is measured over.
+    WINDOW_NS = 10_000_000
+
     def __init__(self, joints: int) -> None:
         self.positions = np.full(joints, np.nan)
         self.stamps = np.zeros(joints, dtype=np.int64)
-        #: Each joint's velocity between its last two samples (NaN before two).
+        #: Each joint's velocity over its latest window (NaN before one).
         self.velocities = np.full(joints, np.nan)
         self.stamp_ns = -1
 
     def observe(self, positions: FloatArray, stamps: npt.NDArray[np.int64], stamp_ns: int) -> None:
-        """Take a sample (each joint's position and when it was measured; ``stamp_ns``: the newest)."""
+        """Take a sample (each joint's position and when it was measured; ``stamp_ns``: the newest); a joint's
+        velocity is measured anew once its stamp is :attr:`WINDOW_NS` past the one it was last measured from."""
         if stamp_ns == self.stamp_ns:
             return
-        fresh = stamps > self.stamps
+        fresh = stamps >= self.stamps + self.WINDOW_NS
         seconds = np.where(fresh, (stamps - self.stamps) * 1e-9, 1.0)
         # (one assignment: a reader on another thread sees the old velocities or the new ones)
         self.velocities = np.where(fresh & (self.stamps > 0), (positions - self.positions) / seconds, self.velocities)
         self.positions = np.where(fresh, positions, self.positions)
-        self.stamps, self.stamp_ns = np.maximum(stamps, self.stamps), stamp_ns
+        self.stamps, self.stamp_ns = np.where(fresh, stamps, self.stamps), stamp_ns
 
     def slower(self, measured: FloatArray) -> FloatArray:
-        """Each joint's ``measured`` velocity, or how fast it moved between its last two samples where slower."""
+        """Each joint's ``measured`` velocity, or how fast it moved over its latest window where slower."""
         seen = self.velocities
         slower = np.isfinite(seen) & (np.abs(seen) < np.abs(measured))
         return np.where(slower, seen, measured)

@@ -315,7 +315,7 @@ def test_a_stepping_servo_reading_its_top_speed_is_path_checked_from_how_fast_it
         cell.guard.check_command(through, cell.core.snapshot.sample, limits)
 
 
-def test_the_sampled_motion_is_each_joints_velocity_between_its_last_two_samples() -> None:
+def test_the_sampled_motion_is_each_joints_velocity_over_its_latest_window() -> None:
     motion = SampledMotion(2)
     np.testing.assert_array_equal(motion.slower(np.array([3.0, -3.0])), [3.0, -3.0])  # nothing seen yet
     motion.observe(np.array([0.0, 1.0]), np.array([1_000_000_000, 1_000_000_000]), 1_000_000_000)
@@ -324,3 +324,6 @@ def test_the_sampled_motion_is_each_joints_velocity_between_its_last_two_samples
     motion.observe(np.array([0.02, 0.9]), np.array([1_020_000_000, 1_020_000_000]), 1_020_000_000)
     np.testing.assert_allclose(motion.slower(np.array([3.0, -10.0])), [1.0, -5.0])  # joint 1: -0.1 rad in 20 ms
     np.testing.assert_allclose(motion.slower(np.array([0.5, -3.0])), [0.5, -3.0])  # the reading where slower
+    # A sample 1 ms later (a tick of rounding would read 1.5 rad/s): measured over the window, not from it.
+    motion.observe(np.array([0.0215, 0.9]), np.array([1_021_000_000, 1_021_000_000]), 1_021_000_000)
+    np.testing.assert_allclose(motion.slower(np.array([3.0, -10.0])), [1.0, -5.0])
