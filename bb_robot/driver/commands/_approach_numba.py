@@ -42,6 +42,17 @@ def _braking_speed(distance: float, accel: float, finite: bool, dt: float) -> fl
     return full * step + max(remainder, 0.0) / ((full + 1) * dt)
 
 
+@numba.njit(inline="always", boundscheck=False)
+def _appended(rows: np.ndarray, count: int, row: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """``rows`` with ``row`` as its row ``count`` (a copy twice as large when it is full)."""
+    if count == rows.shape[0]:
+        grown = np.empty((2 * count, rows.shape[1]))
+        grown[:count] = rows
+        rows = grown
+    rows[count] = row
+    return rows
+
+
 @numba.njit(cache=True, boundscheck=False)
 def approach(
     positions: np.ndarray,
@@ -90,24 +101,13 @@ def approach(
             v[j] = v[j] + min(max(desired - v[j], -change), change)
             p[j] = p[j] + v[j] * period
         if step % every == 0:
-            if count == rows.shape[0]:
-                grown = np.empty((2 * count, n))
-                grown[:count] = rows
-                rows = grown
-            rows[count] = p
+            rows = _appended(rows, count, p)
             count += 1
-    same = True
     for j in range(n):
-        if rows[count - 1, j] != p[j]:
-            same = False
+        if rows[count - 1, j] != p[j]:  # the end, unless it is the last row kept
+            rows = _appended(rows, count, p)
+            count += 1
             break
-    if not same:
-        if count == rows.shape[0]:
-            grown = np.empty((count + 1, n))
-            grown[:count] = rows
-            rows = grown
-        rows[count] = p
-        count += 1
     return rows[:count].copy()
 
 

@@ -406,6 +406,8 @@ class SampledMotion:
         if stamp_ns == self.stamp_ns:
             return
         fresh = stamps >= self.stamps + self.WINDOW_NS
+        if not fresh.any():  # (most of the loop's cycles: a window spans two of them at 200 Hz)
+            return
         seconds = np.where(fresh, (stamps - self.stamps) * 1e-9, 1.0)
         # (one assignment: a reader on another thread sees the old velocities or the new ones)
         self.velocities = np.where(fresh & (self.stamps > 0), (positions - self.positions) / seconds, self.velocities)

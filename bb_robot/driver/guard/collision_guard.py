@@ -162,7 +162,7 @@ class CollisionGuard:
         self._heading: tuple[FloatArray, FloatArray] | None = None
         #: Whether the last cycle applied the verdict: no streamed motion, or a checked trajectory, is never slowed.
         self._applied = False
-        #: How fast each joint moved between the loop's last two samples of it (:meth:`filter`): an approach
+        #: How fast each joint moved over its latest samples (:meth:`filter`, at least 10 ms): an approach
         #: path starts from the slower of that and what the joint reads (:class:`SampledMotion`).
         self._moved = SampledMotion(len(joints))
         #: The targets of the last accepted position command (see :meth:`check_command`).
