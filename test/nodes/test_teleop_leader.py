@@ -72,6 +72,17 @@ def leader_targets(leader: Emulator) -> dict[str, float]:
     return targets
 
 
+def loaded_leader_config(directory: Path) -> Path:
+    """so101_leader.yaml with the loaded machine's latency allowance and the shipped leader calibration."""
+    leader = yaml.safe_load(LEADER_CONFIG.read_text())
+    leader["/**/leader"]["ros__parameters"].update(
+        latency=LOADED_LATENCY, calibration=str(shipped_calibration("so101_leader"))
+    )
+    path = directory / "so101_leader_loaded.yaml"
+    path.write_text(yaml.safe_dump(leader))
+    return path
+
+
 class Rig:
     """The follower's bringup, the leader's emulator and bb-robot teleop --leader, started in that order."""
 
@@ -92,12 +103,7 @@ class Rig:
         script = tmp_path / "leader.motion"
         script.write_text("".join(f"0.5 {joint} {value}\n" for joint, value in POSE_A.items()))
         self.leader = Emulator(tmp_path, "--motion", str(script), name="leader", arm="so101_leader")
-        leader = yaml.safe_load(LEADER_CONFIG.read_text())
-        leader["/**/leader"]["ros__parameters"].update(
-            latency=LOADED_LATENCY, calibration=str(shipped_calibration("so101_leader"))
-        )
-        leader_config = tmp_path / "so101_leader_loaded.yaml"
-        leader_config.write_text(yaml.safe_dump(leader))
+        leader_config = loaded_leader_config(tmp_path)
         command = ["teleop", "--leader", str(leader_config), "--leader-port", str(self.leader.link), "--arm",
                    "--namespace", namespace]  # fmt: skip
         self.teleop = Launched([sys.executable, "-m", "bb_robot.cli", *command], tmp_path / "teleop.log", environment())
@@ -214,12 +220,7 @@ def test_a_follower_whose_joint_states_still_lack_a_joint_is_waited_for(tmp_path
     states = node.create_publisher(JointState, f"/{namespace}/joint_states", 10)
     commands: list[JointState] = probe.subscribe(JointState, f"/{namespace}/driver/joint_commands", STREAM)
     leader = Emulator(tmp_path, name="leader", arm="so101_leader")
-    config = yaml.safe_load(LEADER_CONFIG.read_text())
-    config["/**/leader"]["ros__parameters"].update(
-        latency=LOADED_LATENCY, calibration=str(shipped_calibration("so101_leader"))
-    )
-    leader_config = tmp_path / "so101_leader_loaded.yaml"
-    leader_config.write_text(yaml.safe_dump(config))
+    leader_config = loaded_leader_config(tmp_path)
     command = ["teleop", "--leader", str(leader_config), "--leader-port", str(leader.link), "--namespace", namespace]
     teleop = Launched([sys.executable, "-m", "bb_robot.cli", *command], tmp_path / "teleop.log", environment())
     partial = ("elbow_flex", "wrist_flex", "gripper")  # three bridges answered so far
