@@ -77,6 +77,8 @@ class _Goal:
     watch: GripperWatch
     finished: Future
     state: GripperState | None = None
+    #: The stamp of the sample ``state`` was judged from.
+    measured_ns: int = -1
     #: "succeeded", "canceled" or "aborted" once it ended; why, for the log.
     status: str = ""
     why: str = ""
@@ -184,8 +186,9 @@ class GripperAction(MonitoredAction):
 
     def _measure(self, goal: _Goal) -> GripperState | None:
         sample = self._core.snapshot.sample
-        if sample is None:
-            return goal.state
+        if sample is None or sample.stamp_ns == goal.measured_ns:
+            return goal.state  # nothing measured since: the same state (no motion judged from a repeat)
+        goal.measured_ns = sample.stamp_ns
         names = self._core.limits.names
         index = [names.index(j) for j in self._settings.joints]
         efforts = None if sample.efforts is None else np.asarray(sample.efforts)[index].tolist()
@@ -193,10 +196,11 @@ class GripperAction(MonitoredAction):
         goal.state = goal.watch.update(now, np.asarray(sample.positions)[index].tolist(), efforts)
         return goal.state
 
-    def _end(self, goal: _Goal, status: str, why: str) -> None:
+    def _end(self, goal: _Goal, status: str, why: str, *, measure: bool = True) -> None:
         if goal.finished.done():
             return
-        self._measure(goal)
+        if measure:
+            self._measure(goal)
         goal.status, goal.why = status, why
         goal.finished.set_result(True)
 
@@ -226,7 +230,8 @@ class GripperAction(MonitoredAction):
             return
         if state.done:
             self._goal = None
-            self._end(goal, "succeeded", "stalled" if state.stalled else "reached")
+            # ended on the state just judged: a newer sample must not turn the result against its status
+            self._end(goal, "succeeded", "stalled" if state.stalled else "reached", measure=False)
             # The command outlives the goal: fingers stalled on an object keep squeezing it (the
             # watchdog would otherwise hold them where they rest, command_timeout after the goal).
             joints = self._settings.joints

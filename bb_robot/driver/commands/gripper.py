@@ -9,9 +9,11 @@ judges each measured state of a goal that runs:
 
 - **reached_goal**: every gripper joint within ``tolerance`` of the goal;
 - **stalled**: not reached, and either the measured effort is at ``max_effort`` (where reported and
-  ``max_effort`` > 0) while the fingers moved less than ``stall_motion`` since the previous state,
-  or they moved less than ``stall_motion`` during the last ``stall_time`` seconds (they met an
-  object, or a backend without effort feedback holds them).
+  ``max_effort`` > 0) while the fingers moved less than ``stall_motion`` during the last
+  ``squeeze_time`` seconds, or they moved less than ``stall_motion`` during the last ``stall_time``
+  seconds (they met an object, or a backend without effort feedback holds them).  Motion is judged
+  over time, never between two states however close: a position actuator's force saturates the
+  moment a goal starts, while the fingers have not yet moved.
 
 Both end the goal; a stalled grasp keeps its command, so the fingers keep squeezing.
 """
@@ -19,6 +21,7 @@ Both end the goal; a stalled grasp keeps its command, so the fingers keep squeez
 from __future__ import annotations
 
 import math
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -36,12 +39,14 @@ class GripperSettings:
         tolerance: Reached within this of the goal (joint units).
         stall_time: Seconds without motion after which the fingers count as stalled.
         stall_motion: Less motion than this (joint units) during ``stall_time``: not moving.
+        squeeze_time: At ``max_effort``, less than ``stall_motion`` during this long (s): stalled.
     """
 
     joints: tuple[str, ...]
     tolerance: float = 0.001
     stall_time: float = 0.3
     stall_motion: float = 0.0005
+    squeeze_time: float = 0.04
 
 
 @dataclass(frozen=True)
@@ -111,7 +116,8 @@ class GripperWatch:
         self.goal, self.max_effort, self.settings = goal, max_effort, settings
         self._since_s = start_s
         self._since_position: float | None = None
-        self._previous: float | None = None
+        #: Recent (time, position) states, the oldest one at least ``squeeze_time`` old kept.
+        self._recent: deque[tuple[float, float]] = deque()
 
     def update(self, now_s: float, positions: Sequence[float], efforts: Sequence[float] | None) -> GripperState:
         """Judge a measured state of the gripper joints.
@@ -128,8 +134,15 @@ class GripperWatch:
         position = float(positions[0])
         effort = float(efforts[0]) if efforts is not None and len(efforts) else math.nan
         reached = all(abs(float(p) - self.goal) <= settings.tolerance for p in positions)
-        stopped = self._previous is not None and abs(position - self._previous) < settings.stall_motion
-        self._previous = position
+        recent = self._recent
+        while len(recent) > 1 and now_s - recent[1][0] >= settings.squeeze_time:
+            recent.popleft()
+        stopped = (
+            bool(recent)
+            and now_s - recent[0][0] >= settings.squeeze_time
+            and all(abs(position - p) < settings.stall_motion for _, p in recent)
+        )
+        recent.append((now_s, position))
         if self._since_position is None or abs(position - self._since_position) >= settings.stall_motion:
             self._since_s, self._since_position = now_s, position
         still = now_s - self._since_s >= settings.stall_time

@@ -48,8 +48,24 @@ def test_stalled_when_the_fingers_stop_short() -> None:
     assert state.stalled and not state.reached_goal
 
 
-def test_stalled_at_max_effort_once_stopped() -> None:
+def test_stalled_at_max_effort_once_stopped_for_the_squeeze_time() -> None:
     watch = GripperWatch(0.0, 5.0, SETTINGS, 0.0)
     assert not watch.update(0.0, [0.04], [6.0]).stalled  # moving: the effort of the acceleration
-    assert not watch.update(0.01, [0.03], [6.0]).stalled
-    assert watch.update(0.02, [0.03], [-6.0]).stalled
+    assert not watch.update(0.05, [0.03], [6.0]).stalled
+    assert not watch.update(0.06, [0.03], [-6.0]).stalled  # stopped for 10 ms only
+    assert watch.update(0.1, [0.0302], [-6.0]).stalled  # for 50 ms (squeeze_time 40 ms)
+
+
+def test_a_goal_starting_at_max_effort_is_not_stalled_before_the_fingers_had_time_to_move() -> None:
+    # a position actuator's force saturates the moment the goal starts; two states 3 ms apart (a
+    # monitor that ran twice in a burst, a loaded host) have barely moved: not a stall
+    watch = GripperWatch(0.0, 1.0, SETTINGS, 0.0)
+    assert not watch.update(0.0, [0.04], [0.0]).stalled
+    assert not watch.update(0.003, [0.0399], [-4.8]).stalled
+    assert not watch.update(0.006, [0.0397], [-4.8]).stalled
+    # then moving (more than stall_motion over the squeeze time), and the push on the cube's faces
+    assert not watch.update(0.05, [0.03], [-4.8]).stalled
+    assert not watch.update(0.1, [0.021], [-4.8]).stalled
+    assert not watch.update(0.12, [0.0209], [-4.8]).stalled
+    state = watch.update(0.15, [0.0208], [-4.8])
+    assert state.stalled and not state.reached_goal and state.position == 0.0208
