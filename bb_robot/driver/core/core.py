@@ -120,6 +120,8 @@ class DriverCore(CycleStep):
         self._snapshot = Snapshot(0, 0, None, False, (), self.arming.state, self.arming.reason, ("hold",) * n)
         self._health = Health(connected=False, message="not connected")
         self._next_health_ns = 0
+        #: How many times the loop asked the backend for its health (a reset waits for a fresh answer).
+        self._health_polls = 0
         self._latency = CommandLatency()
         self._pending_latency: list[int] = []
         self._loop: RateLoop | None = None

@@ -56,6 +56,7 @@ class CoreParts:
     _snapshot: Snapshot
     _health: Health
     _next_health_ns: int
+    _health_polls: int
     _latency: CommandLatency
     _pending_latency: list[int]
     _loop: RateLoop | None

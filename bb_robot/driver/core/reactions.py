@@ -4,6 +4,8 @@ joint."""
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from bb_robot.driver.backends.base import Health, HealthLevel, JointSample
@@ -16,6 +18,9 @@ from bb_robot.driver.state.snapshot import CoreSettings
 
 #: How often the loop asks the backend for its health (seconds).
 HEALTH_PERIOD = 0.2
+#: How long a reset waits at most for the loop's fresh health poll (seconds; a loop that is this late
+#: leaves the last poll's answer).
+FRESH_HEALTH_WAIT = 1.0
 
 
 class SafetyReactions(GoalHandling):
@@ -31,12 +36,24 @@ class SafetyReactions(GoalHandling):
 
     def reset(self) -> tuple[bool, str]:
         health = self._health
+        if self.running and not (health.connected and health.level < HealthLevel.ERROR):
+            # The cause may have gone since the last poll (a bus back 60 ms before the reset, the health
+            # polled 200 ms ago): judge on a fresh answer, which the loop asks for at its next cycle.
+            health = self._fresh_health()
         healthy = health.connected and health.level < HealthLevel.ERROR and not self._backend_failing
         problem = health.message if not healthy else ""
         if self._backend_failing:
             problem = f"the backend still fails: {self._last_error}"
         with self._lock:
             return self.arming.reset(healthy, problem)
+
+    def _fresh_health(self) -> Health:
+        polls = self._health_polls
+        self._next_health_ns = 0
+        deadline = time.monotonic() + FRESH_HEALTH_WAIT
+        while self._health_polls == polls and self.running and time.monotonic() < deadline:
+            time.sleep(0.001)
+        return self._health
 
     def _fail(self, reason: str) -> None:
         self._cycle_failed = True
@@ -57,6 +74,7 @@ class SafetyReactions(GoalHandling):
         except Exception as error:  # noqa: BLE001
             health = Health(connected=False, level=HealthLevel.ERROR, message=f"health() failed: {error!r}")
         self._health = health
+        self._health_polls += 1
         if not health.connected or health.level >= HealthLevel.ERROR:
             with self._lock:
                 changed = self.arming.fault(f"backend '{self.backend.name}': {health.message}")

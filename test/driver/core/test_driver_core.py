@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 
 import numpy as np
 import pytest
@@ -286,3 +287,24 @@ def test_an_unhealthy_backend_is_an_error() -> None:
     clock.now = core.run_cycles(2, PERIOD_NS, clock.now)
     assert core.arming.state is ArmState.ERROR and "cable unplugged" in core.arming.reason
     assert core.reset() == (False, "cannot reset: cable unplugged")
+
+
+def test_a_reset_right_after_the_cause_went_is_judged_on_a_fresh_health() -> None:
+    # The loop asks the backend for its health every 0.2 s.  A bus back 60 ms before the reset (in
+    # CI: the bridge's port reopened, then the client's reset) was refused on the poll from before.
+    limits = arm_limits()
+    backend = PartialBackend(BackendContext(arm_robot(), JOINTS, limits, 500.0, logging.getLogger("t")))
+    backend.seen[:] = True
+    backend.healthy = False
+    core = DriverCore(backend, limits, CoreSettings(command_timeout=0.0), armed=True)
+    core.active = True
+    core.start(500.0)
+    try:
+        deadline = time.monotonic() + 10.0
+        while core.arming.state is not ArmState.ERROR and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert core.arming.state is ArmState.ERROR, "the loop never polled the health"  # unplugged
+        backend.healthy = True  # plugged in again, before the next poll
+        assert core.reset() == (True, "reset: disarmed")
+    finally:
+        core.stop()
