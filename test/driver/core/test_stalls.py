@@ -225,7 +225,8 @@ def planned_points(waypoints: list[list[float]]) -> list[TrajectoryPoint]:
     from bb_robot.planning.limits import JointLimits
     from bb_robot.planning.timing import time_path
 
-    overrides = {j: {"has_acceleration_limits": True, "max_acceleration": a} for j, a in driver_rig.ACCELERATION.items()}
+    accelerations = driver_rig.ACCELERATION.items()
+    overrides = {j: {"has_acceleration_limits": True, "max_acceleration": a} for j, a in accelerations}
     timed = time_path(waypoints, JointLimits.from_robot(driver_rig.arm_robot(), JOINTS, overrides))
     k = timed.knots
     return [
