@@ -21,7 +21,6 @@ Both end the goal; a stalled grasp keeps its command, so the fingers keep squeez
 from __future__ import annotations
 
 import math
-from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -116,8 +115,6 @@ class GripperWatch:
         self.goal, self.max_effort, self.settings = goal, max_effort, settings
         self._since_s = start_s
         self._since_position: float | None = None
-        #: Recent (time, position) states, the oldest one at least ``squeeze_time`` old kept.
-        self._recent: deque[tuple[float, float]] = deque()
 
     def update(self, now_s: float, positions: Sequence[float], efforts: Sequence[float] | None) -> GripperState:
         """Judge a measured state of the gripper joints.
@@ -134,17 +131,10 @@ class GripperWatch:
         position = float(positions[0])
         effort = float(efforts[0]) if efforts is not None and len(efforts) else math.nan
         reached = all(abs(float(p) - self.goal) <= settings.tolerance for p in positions)
-        recent = self._recent
-        while len(recent) > 1 and now_s - recent[1][0] >= settings.squeeze_time:
-            recent.popleft()
-        stopped = (
-            bool(recent)
-            and now_s - recent[0][0] >= settings.squeeze_time
-            and all(abs(position - p) < settings.stall_motion for _, p in recent)
-        )
-        recent.append((now_s, position))
         if self._since_position is None or abs(position - self._since_position) >= settings.stall_motion:
             self._since_s, self._since_position = now_s, position
+        # within stall_motion of where they last moved to: for squeeze_time at max_effort, or stall_time
+        stopped = now_s - self._since_s >= settings.squeeze_time
         still = now_s - self._since_s >= settings.stall_time
         squeezing = self.max_effort > 0.0 and math.isfinite(effort) and abs(effort) >= self.max_effort and stopped
         return GripperState(position, effort, not reached and (still or squeezing), reached)
