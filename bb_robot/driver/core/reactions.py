@@ -23,6 +23,11 @@ HEALTH_PERIOD = 0.2
 FRESH_HEALTH_WAIT = 1.0
 
 
+def _usable(health: Health) -> bool:
+    """Whether the backend can run the arm: connected, and nothing it reports is an error."""
+    return health.connected and health.level < HealthLevel.ERROR
+
+
 class SafetyReactions(GoalHandling):
     """Arming, backend failures, the watchdog and stale joints, as the loop acts on them."""
 
@@ -36,11 +41,11 @@ class SafetyReactions(GoalHandling):
 
     def reset(self) -> tuple[bool, str]:
         health = self._health
-        if self.running and not (health.connected and health.level < HealthLevel.ERROR):
+        if self.running and not _usable(health):
             # The cause may have gone since the last poll (a bus back 60 ms before the reset, the health
             # polled 200 ms ago): judge on a fresh answer, which the loop asks for at its next cycle.
             health = self._fresh_health()
-        healthy = health.connected and health.level < HealthLevel.ERROR and not self._backend_failing
+        healthy = _usable(health) and not self._backend_failing
         problem = health.message if not healthy else ""
         if self._backend_failing:
             problem = f"the backend still fails: {self._last_error}"
@@ -75,7 +80,7 @@ class SafetyReactions(GoalHandling):
             health = Health(connected=False, level=HealthLevel.ERROR, message=f"health() failed: {error!r}")
         self._health = health
         self._health_polls += 1
-        if not health.connected or health.level >= HealthLevel.ERROR:
+        if not _usable(health):
             with self._lock:
                 changed = self.arming.fault(f"backend '{self.backend.name}': {health.message}")
             if changed:
