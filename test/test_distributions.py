@@ -11,7 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from helpers.ros_distro import JAZZY_PROFILE_CASES, JAZZY_PROFILE_EXCLUDED, in_jazzy_profile
+from helpers.ros_distro import (
+    JAZZY_PROFILE_CASES,
+    JAZZY_PROFILE_EXCLUDED,
+    JAZZY_PROFILE_KILTED_ONLY,
+    in_jazzy_profile,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 TEST_DIR = REPO_ROOT / "test"
@@ -87,11 +92,10 @@ def test_the_jazzy_profile_holds_what_issue_18_asks() -> None:
     assert not in_jazzy_profile(REPO_ROOT / "benchmarks" / "test_x.py", TEST_DIR)
 
 
-def test_the_jazzy_profile_runs_the_named_cases_of_a_parametrized_test_and_no_other() -> None:
-    # pytest's own collection of the three files, as CI selects the profile (-m jazzy_profile)
-    files = sorted({name.split("::")[0] for name in JAZZY_PROFILE_CASES})
+def _collected(files: list[str], *marker: str) -> set[str]:
+    """pytest's own collection of ``files`` (under test/), with ``-m MARKER`` as CI selects the profile."""
     collected = subprocess.run(
-        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", "-m", "jazzy_profile"]
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "no:cacheprovider", *marker]
         + [str(TEST_DIR / name) for name in files],
         cwd=REPO_ROOT,
         capture_output=True,
@@ -99,10 +103,21 @@ def test_the_jazzy_profile_runs_the_named_cases_of_a_parametrized_test_and_no_ot
         check=False,
     )
     assert collected.returncode == 0, collected.stdout + collected.stderr
-    selected = {line.strip() for line in collected.stdout.splitlines() if "::" in line}
+    return {line.strip() for line in collected.stdout.splitlines() if "::" in line}
+
+
+def test_the_jazzy_profile_runs_the_named_cases_of_a_parametrized_test_and_no_other() -> None:
+    files = sorted({name.split("::")[0] for name in (*JAZZY_PROFILE_CASES, *JAZZY_PROFILE_KILTED_ONLY)})
+    selected = _collected(files, "-m", "jazzy_profile")
+    everything = _collected(files)
     for key, cases in JAZZY_PROFILE_CASES.items():
         prefix = f"test/{key}["
         chosen = {line[len(prefix) : -1] for line in selected if line.startswith(prefix)}
         assert chosen == set(cases), (key, chosen)
+    # the functions left to the Kilted suite exist (a renamed one would come back unnoticed) and are not in it
+    for key in JAZZY_PROFILE_KILTED_ONLY:
+        test = f"test/{key}"
+        assert any(line == test or line.startswith(f"{test}[") for line in everything), f"no test {key}"
+        assert not any(line == test or line.startswith(f"{test}[") for line in selected), key
     # every other test of those files stays in the profile
     assert any(line.startswith("test/nodes/test_bringup_launch.py::test_two_arms_in_one_tf_tree") for line in selected)

@@ -12,7 +12,7 @@ independent client of ``helpers/foxglove_client.py``: the table and the wall, th
 held by the hand, then drawn where it was measured at the end, and the planned paths.
 
 Seeds: three cases per run of the Kilted suite (two on MuJoCo, one on the simulator); the Jazzy
-profile runs one per backend (test/helpers/ros_distro.py, ``JAZZY_PROFILE_CASES``).  Each case is a
+profile runs the first MuJoCo one (test/helpers/ros_distro.py, ``JAZZY_PROFILE_CASES``).  Each case is a
 whole bringup and pick (about 40 s on a 2-core host); ``benchmarks/bench_pick.py`` runs 20 seeds.
 """
 
