@@ -54,6 +54,14 @@ SETTLE = 0.5
 MAX_GAP = 0.05
 #: Turns drawn at most, while every one before was paused for longer than :data:`MAX_GAP`.
 TURNS = 3
+#: The tool is at rest when it moved at most :data:`STILL_DISTANCE` (m) over the last
+#: :data:`STILL_WINDOW` (s) of joint states: the circle starts there.  A goal succeeds within its
+#: goal tolerance (bb_arm.yaml: 0.01 rad a joint, a few mm at the tool) and the arm goes on closing
+#: that error; a circle anchored before it has would carry the rest as a deviation.
+STILL_DISTANCE, STILL_WINDOW = 1e-4, 0.2
+#: How long the demo waits for the tool to come to rest after the ready move (s); then it draws
+#: anyway, and the judge says how far the tool strayed.
+STILL_WAIT = 3.0
 #: The part of each joint's range the ready pose is searched in (centred).
 INNER = 0.7
 #: The singularity measure the whole circle keeps at least: above the servo's default slowdown (0.06).
@@ -170,6 +178,42 @@ class TurnTiming:
             times = "once" if self.silences == 1 else f"{self.silences} times"
             return f"the pose stream the driver received fell silent {times}"
         return ""
+
+
+class Stillness:
+    """Whether the tool has come to rest, from the tool positions of successive joint states.
+
+    Args:
+        distance: the most the tool may move over ``window`` and be at rest (m).
+        window: seconds of joint-state stamps the tool must stay within ``distance`` of where it is.
+    """
+
+    def __init__(self, distance: float = STILL_DISTANCE, window: float = STILL_WINDOW) -> None:
+        self.distance, self.window = distance, window
+        self._seen: list[tuple[float, FloatArray]] = []
+
+    def add(self, stamp: float, tool: npt.ArrayLike) -> bool:
+        """Take the tool position of the joint state stamped ``stamp`` (s; an older or repeated
+        stamp is ignored).
+
+        Returns:
+            Whether the tool stayed within ``distance`` of this position through the last ``window``.
+        """
+        if self._seen and stamp <= self._seen[-1][0]:
+            return self.still
+        self._seen.append((stamp, np.asarray(tool, dtype=float)))
+        while len(self._seen) > 2 and self._seen[1][0] <= stamp - self.window:
+            self._seen.pop(0)
+        return self.still
+
+    @property
+    def still(self) -> bool:
+        """Whether the positions taken span ``window`` and stay within ``distance`` of the last."""
+        # (a nanosecond's slack: stamps are nanoseconds, and their differences are rounded)
+        if len(self._seen) < 2 or self._seen[-1][0] - self._seen[0][0] < self.window - 1e-9:
+            return False
+        last = self._seen[-1][1]
+        return all(float(np.linalg.norm(tool - last)) <= self.distance for _, tool in self._seen)
 
 
 def _ranges(chain: SerialManipulator, current: FloatArray) -> tuple[FloatArray, FloatArray]:

@@ -155,9 +155,9 @@ class CartesianDemo(DemoThread):
     def _view(self) -> RobotView:
         return self.client.snapshot()[self.namespace]
 
-    def _positions(self) -> tuple[np.ndarray, float] | None:
-        """The chain's joint positions in the latest joint state, and when it was read."""
-        view = self._view()
+    def _positions(self, view: RobotView | None = None) -> tuple[np.ndarray, float] | None:
+        """The chain's joint positions in the latest joint state (of ``view``), and when it was read."""
+        view = view or self._view()
         known = dict(zip(view.joint_names, view.positions, strict=False))
         if not all(name in known for name in self.chain.joint_names):
             return None
@@ -191,7 +191,31 @@ class CartesianDemo(DemoThread):
         if not goal.done or goal.status != 4 or goal.error_code != 0:
             reason = goal.rejected_reason or goal.error_string or ("no result" if not goal.done else "")
             return self._end(False, f"the move to the ready pose failed: {reason} (status {goal.status})")
+        self._come_to_rest()
+        if self.stop.is_set():
+            return None
         self._circle()
+
+    def _come_to_rest(self) -> None:
+        """Wait (at most :data:`~bb_robot.bringup.cartesian.STILL_WAIT`) for the tool to stand still.
+
+        The ready move succeeds within its goal tolerance, and the arm then closes what is left; the
+        circle starts where the tool rests, so that it carries none of that as a deviation.
+        """
+        stillness = cartesian.Stillness()
+        deadline = time.monotonic() + cartesian.STILL_WAIT
+        while time.monotonic() < deadline and not self.stop.is_set():
+            view = self._view()
+            state = self._positions(view)
+            if state is not None and stillness.add(
+                view.joint_state_stamp, self.chain.end_effector_pose(state[0])[:3, 3]
+            ):
+                return
+            time.sleep(0.01)
+        if not self.stop.is_set():
+            self.say(
+                f"{self.label}the tool did not come to rest in {cartesian.STILL_WAIT:g} s; drawing from where it is"
+            )
 
     def _circle(self) -> None:
         state = self._positions()

@@ -123,3 +123,27 @@ def test_a_turn_is_judged_only_without_pauses_over_the_limit() -> None:
     assert cartesian.TurnTiming(steady, [0.03], 1).pause() == "the pose stream the driver received fell silent once"
     assert cartesian.TurnTiming(steady, [], 4).pause() == "the pose stream the driver received fell silent 4 times"
     assert cartesian.TurnTiming(paused, [], 4).pause().startswith("the pose stream paused for 0.31 s")
+
+
+def test_the_tool_is_at_rest_only_once_it_stayed_put_for_the_whole_window() -> None:
+    still = cartesian.Stillness(distance=1e-4, window=0.2)
+    # closing a goal-tolerance error: 3 mm in 0.3 s, then put
+    stamps = np.arange(0.0, 1.0, 0.01)
+    x = np.where(stamps < 0.3, 0.003 * (1.0 - stamps / 0.3), 0.0)
+    verdicts = [still.add(float(t), [float(v), 0.0, 0.0]) for t, v in zip(stamps, x, strict=True)]
+    first = verdicts.index(True)
+    # not while it moved, nor before a whole window had passed since it was last 0.1 mm away
+    # (at 0.29 s, 0.1 mm from where it stops)
+    assert abs(stamps[first] - 0.49) < 1e-9, stamps[first]
+    assert all(verdicts[first:])
+    # a joint state seen again (the same stamp) or an older one changes nothing
+    assert still.add(0.5, [1.0, 0.0, 0.0]) is True
+    # moving again: not at rest
+    assert still.add(1.0, [0.001, 0.0, 0.0]) is False
+
+
+def test_a_tool_seen_for_less_than_the_window_is_not_yet_at_rest() -> None:
+    still = cartesian.Stillness(distance=1e-4, window=0.2)
+    assert not still.add(0.0, [0.0, 0.0, 0.0])
+    assert not still.add(0.1, [0.0, 0.0, 0.0])
+    assert still.add(0.2, [0.0, 0.0, 0.0])
