@@ -276,7 +276,8 @@ def test_kinematics_plans_execution_scene_and_hostile_requests(rig: Rig) -> None
     bad_pose.pose.position.x = math.nan
     bad_pose.primitives.append(SolidPrimitive(type=SolidPrimitive.SPHERE, dimensions=[0.1]))
     bad_pose.primitive_poses.append(Pose())
-    for message in (huge, bad_pose, CollisionObject(id="crate", operation=7)):
+    # an operation MoveIt does not know (a byte field: bytes, as a C++ client's 7 arrives)
+    for message in (huge, bad_pose, CollisionObject(id="crate", operation=b"\x07")):
         rig.objects.publish(message)
     probe.spin_for(0.5)
     assert [o.id for o in rig.call(rig.scene, GetPlanningScene.Request()).scene.world.collision_objects] == ["crate"]
