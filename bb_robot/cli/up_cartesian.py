@@ -157,7 +157,8 @@ class CartesianDemo(DemoThread):
 
     def _positions(self, view: RobotView | None = None) -> tuple[np.ndarray, float] | None:
         """The chain's joint positions in the latest joint state (of ``view``), and when it was read."""
-        view = view or self._view()
+        if view is None:
+            view = self._view()
         known = dict(zip(view.joint_names, view.positions, strict=False))
         if not all(name in known for name in self.chain.joint_names):
             return None
