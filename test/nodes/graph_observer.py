@@ -13,7 +13,10 @@ Prints one line per event, flushed, for the test to read in order:
   longer lists its node (measured; docs/safety.md);
 - ``moving``: the first joint state whose ``--joint`` is past a tenth of the way to ``--target``;
 - with ``--trajectory``: once the watched node is seen and joint states arrive, a trajectory
-  moving ``--joint`` to ``--target`` over ``--seconds`` is published (once).
+  moving ``--joint`` to ``--target`` over ``--seconds`` is published; again, from the state then,
+  whenever ``RESEND`` seconds pass without ``--joint`` moving (a driver whose joints have not yet
+  reported refuses a trajectory, and over the two hosts its first values can come after the
+  observer's first joint state), until ``moving``.
 
 Every joint state is appended to ``--record`` as a JSON line (stamp in seconds, names, positions),
 for the test's velocity check.  Runs until SIGINT or SIGTERM.
@@ -27,6 +30,12 @@ import signal
 import sys
 import time
 from typing import Any
+
+#: Seconds after a send without the joint moving by ``STILL`` rad before the trajectory is sent
+#: again.  The slowest motion the test asks for (1.5 rad over 30 s, minimum jerk) has moved 0.013
+#: rad after 3 s, a hundred times ``STILL``: an accepted trajectory is never sent twice.
+RESEND = 3.0
+STILL = 1e-4
 
 
 def main() -> int:
@@ -78,7 +87,7 @@ def main() -> int:
     publisher = (
         node.create_publisher(JointTrajectory, args.trajectory, QoSProfile(depth=10)) if args.trajectory else None
     )
-    sent = False
+    sent: dict[str, float] = {}  # the monotonic time and the joint's position of the last send
     seen = False
     while not stop["now"]:
         rclpy.spin_once(node, timeout_sec=0.05)
@@ -86,13 +95,23 @@ def main() -> int:
             seen = not seen
             print(f"{'seen' if seen else 'lost'} {args.watch}", flush=True)
         state = latest.get("state")
-        if publisher is not None and not sent and seen and state is not None and publisher.get_subscription_count():
-            positions = list(state.position)
-            positions[list(state.name).index(args.joint)] = args.target
-            point = JointTrajectoryPoint(positions=positions, time_from_start=Duration(sec=args.seconds))
-            publisher.publish(JointTrajectory(joint_names=list(state.name), points=[point]))
-            sent = True
-            print("trajectory sent", flush=True)
+        if (
+            publisher is not None
+            and state is not None
+            and seen
+            and publisher.get_subscription_count() > 0
+            and not moving["said"]
+            and args.joint in state.name
+        ):
+            index = list(state.name).index(args.joint)
+            now = time.monotonic()
+            if not sent or (now - sent["time"] > RESEND and abs(state.position[index] - sent["position"]) < STILL):
+                positions = list(state.position)
+                positions[index] = args.target
+                point = JointTrajectoryPoint(positions=positions, time_from_start=Duration(sec=args.seconds))
+                publisher.publish(JointTrajectory(joint_names=list(state.name), points=[point]))
+                print("trajectory sent" if not sent else "trajectory sent again (the joint had not moved)", flush=True)
+                sent.update(time=now, position=state.position[index])
         time.sleep(0.01)
     if record is not None:
         record.close()
