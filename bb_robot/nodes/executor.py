@@ -18,6 +18,7 @@ import sys
 import threading
 import time
 import traceback
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from types import FrameType
@@ -87,7 +88,9 @@ def interruptible() -> Iterator[None]:
     """A section of the calling thread where SIGINT raises ``KeyboardInterrupt`` (the caller handles it).
 
     Entered after a stop was requested, it raises at once: a transition that follows an
-    interrupted one does not start.  Signal handlers run in the main thread, so a section in
+    interrupted one does not start.  A SIGINT that comes while the garbage collector runs a
+    finalizer in the section (where Python would print the exception and drop it) raises when the
+    section ends.  Signal handlers run in the main thread, so a section in
     another thread is not interrupted (its work ends, then the process stops).
 
     Raises:
@@ -103,12 +106,36 @@ def interruptible() -> Iterator[None]:
         depth = _interruptible.pop(me) - 1
         if depth:
             _interruptible[me] = depth
+    if me in _deferred:  # a SIGINT came inside a finalizer, where raising would have been dropped
+        _deferred.discard(me)
+        raise KeyboardInterrupt
 
 
 def _on_sigint(signum: int, frame: FrameType | None) -> None:
     _stop.set()
-    if _interruptible.get(threading.get_ident()):
+    me = threading.get_ident()
+    if _interruptible.get(me):
+        if _in_finalizer(frame):
+            # Python prints an exception raised in a finalizer ("Exception ignored in", with its
+            # traceback) and drops it: the section raises it when it ends instead.
+            _deferred.add(me)
+            return
         raise KeyboardInterrupt
+
+
+#: The threads whose SIGINT came inside a finalizer: their section raises ``KeyboardInterrupt`` on leaving.
+_deferred: set[int] = set()
+_FINALIZER_CODE = weakref.finalize.__call__.__code__
+
+
+def _in_finalizer(frame: FrameType | None) -> bool:
+    """Whether ``frame`` runs inside a ``weakref.finalize`` callback or a ``__del__`` method (the garbage
+    collector can run one at any point of a section: seen under a slow host's Ctrl-C)."""
+    while frame is not None:
+        if frame.f_code is _FINALIZER_CODE or frame.f_code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
 
 
 def listen_for_sigint() -> None:

@@ -59,7 +59,7 @@ def test_a_quick_transition_names_no_step() -> None:
 
 
 SIGINT_SCRIPT = """
-import os, signal, sys, time
+import os, signal, sys, time, weakref
 import rclpy
 from bb_robot.nodes import executor
 
@@ -85,12 +85,38 @@ try:
         print("entered after a stop", flush=True)
 except KeyboardInterrupt:
     print("after: refused", flush=True)
+executor._stop.clear()
+
+
+class Thing:
+    pass
+
+
+def finalizer():
+    os.kill(os.getpid(), signal.SIGINT)  # the signal's handler runs inside this finalizer
+    for _ in range(1000):
+        pass
+    print("finalizer: ran to its end", flush=True)
+
+
+try:
+    with executor.interruptible():
+        thing = Thing()
+        weakref.finalize(thing, finalizer)
+        del thing  # its last reference: CPython runs the finalizer now, in the section
+        print("section: went on", flush=True)
+    print("finalizer: not interrupted", flush=True)
+except KeyboardInterrupt:
+    print("finalizer: interrupted at the section's end", executor.stop_requested(), flush=True)
 """
 
 
 def test_sigint_raises_only_inside_an_interruptible_section() -> None:
     """In a process of its own, with rclpy's handlers as a node has them: rclpy shuts its context down,
-    then serve's handler asks to stop, raising ``KeyboardInterrupt`` only inside a section."""
+    then serve's handler asks to stop, raising ``KeyboardInterrupt`` only inside a section; one that
+    comes inside a finalizer the garbage collector runs in a section raises when the section ends
+    (seen in CI: a slow host's Ctrl-C while the driver configured printed "Exception ignored in
+    <finalize object>" with a ``KeyboardInterrupt`` traceback)."""
     result = subprocess.run(
         [sys.executable, "-c", SIGINT_SCRIPT], capture_output=True, text=True, timeout=120, check=False
     )
@@ -99,4 +125,9 @@ def test_sigint_raises_only_inside_an_interruptible_section() -> None:
         "outside: True False",
         "inside: interrupted True",
         "after: refused",
+        "finalizer: ran to its end",
+        "section: went on",
+        "finalizer: interrupted at the section's end True",
     ], result.stdout + result.stderr
+    # Inside the finalizer nothing was raised, so Python printed no "Exception ignored" traceback.
+    assert "Traceback" not in result.stderr and "Exception ignored" not in result.stderr, result.stderr
