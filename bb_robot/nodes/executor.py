@@ -106,8 +106,9 @@ def interruptible() -> Iterator[None]:
         depth = _interruptible.pop(me) - 1
         if depth:
             _interruptible[me] = depth
-    if me in _deferred:  # a SIGINT came inside a finalizer, where raising would have been dropped
+        deferred = me in _deferred  # (cleared however the section ends)
         _deferred.discard(me)
+    if deferred:  # a SIGINT came inside a finalizer, where raising would have been dropped
         raise KeyboardInterrupt
 
 
