@@ -32,6 +32,11 @@ RUNNER = "bb_robot.nodes.bringup_launch"
 #: How long :meth:`BringupProcess.stop` waits for a node still starting (its interpreter's imports:
 #: seconds on a slow host) before it sends SIGINT anyway.
 NODE_START_TIMEOUT = 30.0
+#: Seconds between two looks at the process tree below the launch while the system runs (a look
+#: reads every process's /proc entry; ``bb-robot up`` looked 40 times a second before: docs/bringup.md,
+#: "On a slow host"). A node or a restarted driver is seen within this time; :meth:`BringupProcess.stop`
+#: always looks afresh.
+SCAN_PERIOD = 0.5
 
 
 def handles_sigterm(pid: int) -> bool:
@@ -44,6 +49,71 @@ def handles_sigterm(pid: int) -> bool:
         return True
     caught = next((line.split()[1] for line in status.splitlines() if line.startswith("SigCgt:")), "0")
     return bool(int(caught, 16) >> (signal.SIGTERM - 1) & 1)
+
+
+class ProcessTree:
+    """The processes below one process (the launch), looked at no more often than every
+    :data:`SCAN_PERIOD` unless asked for a fresh look.
+
+    Args:
+        pid: The process at the top.
+    """
+
+    def __init__(self, pid: int) -> None:
+        self.pid = pid
+        self._scanned: tuple[float, list[psutil.Process]] | None = None  # (when, the processes below it)
+        self._nodes: tuple[list[psutil.Process], dict[int, list[str]]] | None = None  # the node processes of a scan
+
+    def children(self, fresh: bool = False) -> list[psutil.Process] | None:
+        """The processes below the launch, as seen at most :data:`SCAN_PERIOD` ago (``fresh``: now);
+        ``None`` when the launch process is gone."""
+        now = time.monotonic()
+        if fresh or self._scanned is None or now - self._scanned[0] >= SCAN_PERIOD:
+            try:
+                self._scanned = (now, psutil.Process(self.pid).children(recursive=True))
+            except psutil.Error:
+                self._scanned = None
+                return None
+        return self._scanned[1]
+
+    def node_processes(self, fresh: bool = False) -> dict[int, list[str]]:
+        """The ROS node processes below the launch (``__node:=`` on their command line): pid → arguments.
+
+        A process a node itself starts (the driver's collision checker) shows the node's command
+        line between its fork and its exec; it is below a match, so it is left out (it was taken
+        for a restarted driver on a slow host).
+        """
+        children = self.children(fresh)
+        if children is None:
+            return {}
+        if self._nodes is not None and self._nodes[0] is children:
+            return self._nodes[1]
+        matches: dict[int, tuple[int, list[str]]] = {}  # pid: (parent pid, arguments)
+        for process in children:
+            try:
+                if process.status() == psutil.STATUS_ZOMBIE:
+                    continue
+                arguments = process.cmdline()
+                parent = process.ppid()
+            except psutil.Error:
+                continue
+            if any(argument.startswith("__node:=") for argument in arguments):
+                matches[process.pid] = (parent, arguments)
+        nodes = {pid: arguments for pid, (parent, arguments) in matches.items() if parent not in matches}
+        self._nodes = (children, nodes)
+        return nodes
+
+    def node_pids(self, node: str) -> dict[str, int]:
+        """The running processes below the launch that run ROS node ``node``, by namespace ("" for none).
+
+        launch_ros starts a node with ``-r __node:=<name>`` and ``-r __ns:=<namespace>``.
+        """
+        found: dict[str, int] = {}
+        for pid, arguments in self.node_processes().items():
+            if f"__node:={node}" in arguments:
+                namespace = next((a[len("__ns:=") :] for a in arguments if a.startswith("__ns:=")), "")
+                found[namespace.strip("/")] = pid
+        return found
 
 
 class BringupProcess:
@@ -64,6 +134,7 @@ class BringupProcess:
         finally:
             signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
         self.seen: dict[int, float] = {}  # pid → its create_time (a reused pid is another process)
+        self.tree = ProcessTree(self.process.pid)
         self.watch()
 
     @property
@@ -73,14 +144,22 @@ class BringupProcess:
     def running(self) -> bool:
         return self.process.poll() is None
 
-    def watch(self) -> None:
-        """Remember the launch process and every process below it now."""
-        try:
-            root = psutil.Process(self.process.pid)
-            for process in [root, *root.children(recursive=True)]:
+    def watch(self, fresh: bool = False) -> None:
+        """Remember the launch process and every process below it (as seen at most
+        :data:`SCAN_PERIOD` ago; ``fresh``: now)."""
+        children = self.tree.children(fresh)
+        if children is None:
+            return
+        if self.process.pid not in self.seen:
+            try:
+                self.seen[self.process.pid] = psutil.Process(self.process.pid).create_time()
+            except psutil.Error:
+                return
+        for process in children:
+            try:
                 self.seen.setdefault(process.pid, process.create_time())
-        except psutil.Error:
-            pass
+            except psutil.Error:
+                continue
 
     def log(self) -> str:
         return self.log_path.read_text(errors="replace")
@@ -90,45 +169,13 @@ class BringupProcess:
         lines = [line for line in self.log().splitlines() if "ERROR" in line or "Error" in line or "error:" in line]
         return lines[-limit:]
 
-    def _node_processes(self) -> dict[int, list[str]]:
-        """The ROS node processes below the launch (``__node:=`` on their command line): pid → arguments.
-
-        A process a node itself starts (the driver's collision checker) shows the node's command
-        line between its fork and its exec; it is below a match, so it is left out (it was taken
-        for a restarted driver on a slow host).
-        """
-        matches: dict[int, tuple[int, list[str]]] = {}  # pid: (parent pid, arguments)
-        try:
-            children = psutil.Process(self.process.pid).children(recursive=True)
-        except psutil.Error:
-            return {}
-        for process in children:
-            try:
-                if process.status() == psutil.STATUS_ZOMBIE:
-                    continue
-                arguments = process.cmdline()
-                parent = process.ppid()
-            except psutil.Error:
-                continue
-            if any(argument.startswith("__node:=") for argument in arguments):
-                matches[process.pid] = (parent, arguments)
-        return {pid: arguments for pid, (parent, arguments) in matches.items() if parent not in matches}
-
     def node_pids(self, node: str) -> dict[str, int]:
-        """The running processes below the launch that run ROS node ``node``, by namespace ("" for none).
-
-        launch_ros starts a node with ``-r __node:=<name>`` and ``-r __ns:=<namespace>``.
-        """
-        found: dict[str, int] = {}
-        for pid, arguments in self._node_processes().items():
-            if f"__node:={node}" in arguments:
-                namespace = next((a[len("__ns:=") :] for a in arguments if a.startswith("__ns:=")), "")
-                found[namespace.strip("/")] = pid
-        return found
+        """The processes below the launch running ROS node ``node``, by namespace (:meth:`ProcessTree.node_pids`)."""
+        return self.tree.node_pids(node)
 
     def starting_nodes(self) -> list[int]:
         """The ROS node processes below the launch that have not initialised ROS yet (:func:`handles_sigterm`)."""
-        return [pid for pid in self._node_processes() if not handles_sigterm(pid)]
+        return [pid for pid in self.tree.node_processes(fresh=True) if not handles_sigterm(pid)]
 
     def alive_children(self) -> list[psutil.Process]:
         """Processes seen below the launch (or the launch itself) that are still running."""
@@ -149,11 +196,11 @@ class BringupProcess:
             The pids that had to be terminated or killed after the launch ended (empty when the
             shutdown was clean).
         """
-        self.watch()
+        self.watch(fresh=True)
         deadline = time.monotonic() + NODE_START_TIMEOUT
         while self.running() and self.starting_nodes() and time.monotonic() < deadline:
             time.sleep(0.05)  # (see the module docstring)
-        self.watch()
+        self.watch(fresh=True)
         if self.running():
             self.process.send_signal(signal.SIGINT)
             try:

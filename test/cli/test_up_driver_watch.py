@@ -1,4 +1,5 @@
-"""``bb-robot up``'s watch of a driver process: lost when it ends, restarted when another runs."""
+"""``bb-robot up``'s watch of a driver process: lost when it ends, restarted when another runs; and the
+process tree it reads, looked at once per :data:`~bb_robot.cli.up_process.SCAN_PERIOD` unless asked afresh."""
 
 from __future__ import annotations
 
@@ -6,8 +7,10 @@ import subprocess
 import sys
 
 import psutil
+import pytest
 
-from bb_robot.cli.up_process import BringupProcess, DriverWatch
+from bb_robot.cli import up_process
+from bb_robot.cli.up_process import DriverWatch, ProcessTree
 
 
 def test_a_driver_lost_and_respawned_is_said_in_order() -> None:
@@ -47,8 +50,7 @@ def test_a_process_a_node_forks_is_not_taken_for_the_node() -> None:
     launch = subprocess.Popen([sys.executable, "-c", _LAUNCH], stdout=subprocess.PIPE, text=True)
     try:
         assert launch.stdout is not None and launch.stdout.readline().strip() == "forked"
-        watched = object.__new__(BringupProcess)  # the process tree is all it reads
-        watched.process = launch
+        watched = ProcessTree(launch.pid)
         root = psutil.Process(launch.pid)
         nodes = [p for p in root.children(recursive=True) if "__node:=driver" in p.cmdline()]
         assert len(nodes) == 2  # the node and its forked child, both with the node's command line
@@ -60,3 +62,45 @@ def test_a_process_a_node_forks_is_not_taken_for_the_node() -> None:
             process.kill()
         launch.kill()
         launch.wait()
+
+
+_STARTS_A_NODE_ON_A_LINE = r"""
+import subprocess, sys, time
+print("ready", flush=True)
+sys.stdin.readline()
+node = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", "--ros-args", "-r", "__node:=driver"])
+print("started", flush=True)
+time.sleep(60)
+"""
+
+
+def test_the_tree_is_looked_at_once_per_period_and_afresh_when_asked(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(up_process, "SCAN_PERIOD", 3600.0)  # no second look but the asked-for one
+    launch = subprocess.Popen(
+        [sys.executable, "-c", _STARTS_A_NODE_ON_A_LINE], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert launch.stdin is not None and launch.stdout is not None
+        assert launch.stdout.readline().strip() == "ready"
+        tree = ProcessTree(launch.pid)
+        assert tree.node_pids("driver") == {}
+        launch.stdin.write("go\n")
+        launch.stdin.flush()
+        assert launch.stdout.readline().strip() == "started"
+        assert tree.node_pids("driver") == {}  # the look of a moment ago
+        node = psutil.Process(launch.pid).children()[0]
+        assert tree.node_processes(fresh=True) == {node.pid: node.cmdline()}
+        assert tree.node_pids("driver") == {"": node.pid}
+    finally:
+        for process in psutil.Process(launch.pid).children(recursive=True):
+            process.kill()
+        launch.kill()
+        launch.wait()
+
+
+def test_a_tree_whose_top_is_gone_has_no_processes() -> None:
+    gone = psutil.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    tree = ProcessTree(gone.pid)
+    assert tree.children(fresh=True) is None
+    assert tree.node_processes() == {} and tree.node_pids("driver") == {}
