@@ -58,13 +58,20 @@ def executor_thread_scheduling(priority: int) -> str:
     return "normal"
 
 
-def make_executor() -> Executor:
-    """rclpy's C++ events executor where this rclpy has it, else the single-threaded one."""
+def make_executor(context: Context | None = None) -> Executor:
+    """rclpy's C++ events executor where this rclpy has it, else the single-threaded one.
+
+    Args:
+        context: The rclpy context its nodes belong to (default: rclpy's default context).
+
+    Returns:
+        The executor.
+    """
     try:
         from rclpy.experimental import EventsExecutor
     except ImportError:  # pragma: no cover - rclpy before Kilted
-        return SingleThreadedExecutor()
-    return EventsExecutor()
+        return SingleThreadedExecutor(context=context)
+    return EventsExecutor(context=context)
 
 
 #: Set by SIGINT in a process :func:`serve` runs (or by :func:`request_stop`): the process stops.

@@ -21,14 +21,14 @@ from typing import Any
 
 import rclpy
 from rclpy.action import ActionClient
-from rclpy.executors import ExternalShutdownException, SingleThreadedExecutor
+from rclpy.executors import ExternalShutdownException
 
 from bb_robot.bringup.demo import DemoPoint
 from bb_robot.bringup.rates import RateCounter
 from bb_robot.bringup.status import NOTED_PAUSE, PAUSES_KEPT, GoalProgress, MoveProgress, RobotView
 from bb_robot.driver.servo.servo import STREAM_SILENCES
 from bb_robot.nodes import description as description_node
-from bb_robot.nodes.executor import end_context
+from bb_robot.nodes.executor import end_context, make_executor
 
 #: What the description node and the driver use: latched (robot_description, arm_state), and
 #: reliable volatile for the streams.
@@ -285,15 +285,20 @@ class UpClient:
         self.node = rclpy.create_node(f"bb_robot_up_{uuid.uuid4().hex[:6]}", context=self.context)
         self.robots = {namespace: _Robot(self, namespace) for namespace in namespaces}
         self._pose_publishers: dict[str, Any] = {}
-        self.executor = SingleThreadedExecutor(context=self.context)
+        # The events executor where rclpy has it (Kilted): the joint states, TF and tip poses it takes
+        # at 100 Hz each kept the single-threaded one's Python busy (docs/bringup.md, "On a slow host").
+        self.executor = make_executor(self.context)
+        self._closing = threading.Event()
         self.executor.add_node(self.node)
         self.node.create_timer(STATE_PERIOD, self._poll)
         self._thread = threading.Thread(target=self._spin, name="bb_robot_up_client", daemon=True)
         self._thread.start()
 
     def _spin(self) -> None:
+        # spin_once in a loop, not spin(): the events executor's spin() returns only at the context's shutdown.
         try:
-            self.executor.spin()
+            while not self._closing.is_set() and self.context.ok():
+                self.executor.spin_once(timeout_sec=0.2)
         except (ExternalShutdownException, rclpy.executors.ShutdownException):
             pass
 
@@ -506,6 +511,7 @@ class UpClient:
 
     def close(self) -> None:
         """Stop spinning and destroy the node and its context."""
+        self._closing.set()
         try:
             self.executor.shutdown(timeout_sec=2.0)
         finally:
