@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import tarfile
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ def robot_model(robot: str) -> CollisionModel:
     return CollisionModel(loaded.robot, parts, read_srdf(srdf, loaded.robot.links).disabled)
 
 
-def extract(robot: str, numbers: range, target: Path, sets: tuple[str, ...] = SETS) -> Path:
+def extract(robot: str, numbers: Sequence[int], target: Path, sets: tuple[str, ...] = SETS) -> Path:
     """Extract scenes and requests ``numbers`` of ``sets`` from the robot's archive into ``target`` (returned)."""
     mbm_robot(robot)
     wanted = {
