@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import time
 
 import psutil
 import pytest
@@ -87,8 +88,13 @@ def test_the_tree_is_looked_at_once_per_period_and_afresh_when_asked(monkeypatch
         launch.stdin.write("go\n")
         launch.stdin.flush()
         assert launch.stdout.readline().strip() == "started"
-        assert tree.node_pids("driver") == {}  # the look of a moment ago
         node = psutil.Process(launch.pid).children()[0]
+        # Popen returns once the child's exec has begun; its command line shows a moment later.
+        deadline = time.monotonic() + 30.0
+        while "__node:=driver" not in node.cmdline():
+            assert time.monotonic() < deadline, f"the child never showed its command line: {node.cmdline()}"
+            time.sleep(0.01)
+        assert tree.node_pids("driver") == {}  # the look from before it started
         assert tree.node_processes(fresh=True) == {node.pid: node.cmdline()}
         assert tree.node_pids("driver") == {"": node.pid}
     finally:
