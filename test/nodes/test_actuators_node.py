@@ -191,7 +191,7 @@ def test_commands_and_feedback_go_through_the_transmissions(
     probe.wait_for_subscribers(commands)
     target = [0.7, 0.5, 1.0, 0.03]
     wanted = [5.0, -2.0, -4.5, 2.0]
-    # Each command below is sent again at every look until its effect is seen: on a busy host a
+    # Each command below is sent again every 0.5 s until its effect is seen: on a busy host a
     # joint's feedback can pause past stale_timeout, and the driver then refuses commands (every joint
     # holds) until it reports again (seen under the slow host). The commands are targets, so a repeat
     # changes nothing once one was taken.
