@@ -321,9 +321,16 @@ class _State:
 
 
 def _messages(record: Path) -> list[_State]:
+    """The joint states recorded so far: whole lines only.
+
+    The observer is still appending while the test reads, so the file's last line can be half
+    written (a read between the two halves of the write failed to decode on CI); it is read on the
+    next call, once its newline is there.
+    """
     if not record.exists():
         return []
-    return [_State(json.loads(line)) for line in record.read_text().splitlines() if line.strip()]
+    *whole, _unfinished = record.read_text().split("\n")
+    return [_State(json.loads(line)) for line in whole if line.strip()]
 
 
 def _pan_positions(record: Path) -> list[float]:
