@@ -11,7 +11,8 @@ Behaviour, as on the wire with gz-transport 13 / ign-transport 11:
   subscribers (:meth:`BuiltinPublisher.has_connections`).
 - **slow joiner**: XPUB reports each subscriber's filter the moment it reaches us; a publisher with
   ``resend_latest`` (the default) then sends its latest message again, so a late subscriber gets
-  the current value without waiting for the next publication.
+  the current value without waiting for the next publication. The socket sends it to every
+  subscriber of the topic: the ones that had it take it again.
 - **subscribing**: SUBSCRIBE asks publishers to announce themselves; for each publisher of the
   topic in our partition with the same type name (or when subscribed as
   ``google.protobuf.Message``) the SUB socket connects to its address, adds the topic filter and
@@ -216,8 +217,9 @@ class BuiltinTransport(GzTransport):
     # ------------------------------------------------------------------------------ publishing
 
     def advertise(self, topic: str, message_type: MessageType, *, resend_latest: bool = True) -> BuiltinPublisher:
-        """See :meth:`GzTransport.advertise`; ``resend_latest`` re-sends the latest message to each
-        new subscriber (the slow joiner's current value)."""
+        """See :meth:`GzTransport.advertise`; ``resend_latest`` re-sends the latest message when a
+        new subscriber's filter arrives (the slow joiner's current value). One PUB socket serves every
+        subscriber of the topic, so the ones that had it already take it a second time."""
         self._check_open()
         type_name = type_name_of(message_type)
         full = self.full_name(topic)

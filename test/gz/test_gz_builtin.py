@@ -61,6 +61,37 @@ def test_a_late_subscriber_gets_the_latest_message_without_another_publish(
     assert inbox.values()[0].data == 1.25
 
 
+@pytest.mark.parametrize("resend", [True, False], ids=["resend_latest", "no_resend"])
+def test_the_latest_message_re_sent_to_a_late_subscriber_reaches_every_subscriber(
+    transport_factory: TransportFactory, messages: GzMessages, resend: bool
+) -> None:
+    """One PUB socket serves every subscriber of a topic, so the slow joiner's re-send goes to all of
+    them: one that already had the message takes it a second time, as a new arrival. A reader that
+    stamps arrivals (the Gazebo backend) must not take that for a fresh state; a publisher standing
+    in for Gazebo turns it off (``resend_latest=False``) and then nobody gets it twice."""
+    a, early_side, late_side = transport_factory(), transport_factory(), transport_factory()
+    publisher = a.advertise("/state", "gz.msgs.Double", resend_latest=resend)
+    early, late = Inbox(), Inbox()
+    early_side.subscribe("/state", "gz.msgs.Double", early)
+    assert wait_until(publisher.has_connections)
+    publisher.publish(messages.new("gz.msgs.Double", data=2.5))
+    assert wait_until(lambda: [m.data for m in early.values()] == [2.5])
+    late_side.subscribe("/state", "gz.msgs.Double", late)
+    if resend:
+        assert wait_until(lambda: [m.data for m in late.values()] == [2.5])
+        assert wait_until(lambda: [m.data for m in early.values()] == [2.5, 2.5])
+
+    def late_has_a_new_value() -> bool:
+        """Sends a new value until the late subscriber has one (its filter has arrived by then)."""
+        publisher.publish(messages.new("gz.msgs.Double", data=3.5))
+        return 3.5 in [m.data for m in late.values()]
+
+    assert wait_until(late_has_a_new_value)
+    times_taken = 2 if resend else 1
+    assert [m.data for m in early.values()].count(2.5) == times_taken
+    assert [m.data for m in late.values()].count(2.5) == times_taken - 1
+
+
 def test_raw_and_generic_subscriptions(transport_factory: TransportFactory, messages: GzMessages) -> None:
     a, b = transport_factory(), transport_factory()
     raw, generic = Inbox(), Inbox()
