@@ -46,6 +46,8 @@ BEST_EFFORT = QoSProfile(depth=1000, reliability=ReliabilityPolicy.BEST_EFFORT)
 LATCHED = QoSProfile(depth=1, reliability=ReliabilityPolicy.RELIABLE, durability=DurabilityPolicy.TRANSIENT_LOCAL)
 STREAM = QoSProfile(depth=1000, reliability=ReliabilityPolicy.RELIABLE)
 CALIBRATIONS = load_calibration(shipped_calibration("so101"))
+#: so101.yaml's joints and their servos' IDs (the bus section's ``servos``).
+MOTORS = [(name, c.id) for name, c in sorted(CALIBRATIONS.items(), key=lambda item: item[1].id)]
 #: How far (ticks) a servo nobody commanded may read from where it was: its own quantisation.
 STILL = 2
 
@@ -107,6 +109,12 @@ class Armed:
         config = loaded_machine_config(port.parent)
         self.launch = launched("bringup.launch.py", f"config:={config}", f"bus_port:={port}", "planning:=false")
         self.arm_state = probe.subscribe(String, "/driver/arm_state", LATCHED)
+        # Every joint's commands from the driver and feedback from the bridge, to say which of them
+        # moved a servo that should have stayed (:meth:`moved`).
+        self.commands = {j: probe.subscribe(JointState, f"/actuator/{j}/motor{n}", BEST_EFFORT) for j, n in MOTORS}
+        self.feedback = {
+            j: probe.subscribe(JointState, f"/actuator/{j}/motor{n}/state", BEST_EFFORT) for j, n in MOTORS
+        }
         self.diagnostics: list[Any] = []
         from diagnostic_msgs.msg import DiagnosticArray
 
@@ -135,6 +143,22 @@ class Armed:
         return self.probe.spin_until(
             lambda: any(text in status.message for array in self.diagnostics for status in array.status), timeout=60
         )
+
+    def moved(self, before: dict[int, float], after: dict[int, float], emulator: Emulator) -> str:
+        """What a failed "nothing moved" check shows: the servos, and what the driver sent each joint
+        that moved and what the bridge reported of it (first and last three of each)."""
+        servos = emulator.servos()
+        lines = [f"moved: {before} -> {after}"]
+        for joint, servo_id in MOTORS:
+            if abs(after[servo_id] - before[servo_id]) <= STILL:
+                continue
+            sent = [round(m.position[0], 4) for m in self.commands[joint] if len(m.position)]
+            seen = [round(m.position[0], 4) for m in self.feedback[joint] if len(m.position)]
+            lines.append(
+                f"{joint} (servo {servo_id}): {servos[servo_id]}; commands {len(sent)}: {sent[:3]} ... {sent[-3:]}; "
+                f"feedback {len(seen)}: {seen[:3]} ... {seen[-3:]}"
+            )
+        return "\n".join(lines) + "\n" + self.launch.log()
 
     def retried(self) -> int:
         """The retries the bridge reports in /diagnostics (its bus's counter), 0 before any report."""
@@ -174,7 +198,7 @@ def test_bad_replies_are_survived_and_named_and_nothing_moves(
     if fault != "late":  # a late reply can still answer the next request: not always a missed cycle
         assert armed.said("no feedback of wrist_roll this cycle"), armed.launch.log()
     after = emulator.presents()
-    assert all(abs(after[i] - before[i]) <= STILL for i in before), f"moved: {before} -> {after}"
+    assert all(abs(after[i] - before[i]) <= STILL for i in before), armed.moved(before, after, emulator)
     assert "Traceback" not in armed.launch.log()
 
 
@@ -188,7 +212,7 @@ def test_overheating_turns_that_servo_off_names_it_and_disarms_the_driver(
     assert armed.diagnosed("servo 3 (elbow_flex) overheating")
     assert not emulator.servos()[3]["torque"]
     after = emulator.presents()
-    assert all(abs(after[i] - before[i]) <= STILL for i in before), f"moved: {before} -> {after}"
+    assert all(abs(after[i] - before[i]) <= STILL for i in before), armed.moved(before, after, emulator)
 
 
 def test_a_closed_port_is_named_then_resumed_only_once_the_driver_is_armed_again(
