@@ -57,10 +57,11 @@ def pick(tmp_path_factory: pytest.TempPathFactory) -> tuple[Scene, dict[str, np.
     )
     names = model.fk.joint_names
 
-    seed = arm.inverse(grasp, rng=1).q
+    seed = arm.inverse(grasp, rng=1, timeout=None, max_restarts=100).q
 
     def configuration(tcp: np.ndarray, finger: float) -> np.ndarray:
-        q = dict(zip(arm.joint_names, arm.inverse(tcp, seed=seed, rng=1).q, strict=True))
+        solved = arm.inverse(tcp, seed=seed, rng=1, timeout=None, max_restarts=100).q
+        q = dict(zip(arm.joint_names, solved, strict=True))
         q["left_finger_joint"] = finger
         return np.array([q.get(n, 0.0) for n in names])
 

@@ -158,7 +158,7 @@ def cube_between_the_fingers(tmp_path: Path) -> tuple[dict[str, Any], np.ndarray
     """The mujoco driver's parameters with the arm's open fingers around a 4 cm, 0.1 kg cube on a table,
     and where the cube's centre is."""
     grasp = tool_down(0.45, 0.0, 0.15)
-    q = SerialManipulator.from_urdf(str(BB_ARM), tip="tcp").inverse(grasp, rng=1).q
+    q = SerialManipulator.from_urdf(str(BB_ARM), tip="tcp").inverse(grasp, rng=1, timeout=None, max_restarts=100).q
     centre = (grasp @ np.array([0.0, 0.0, -0.01, 1.0]))[:3]  # 1 cm up the fingers from the tcp
     world = tmp_path / "cube.yaml"
     world.write_text(

@@ -85,8 +85,8 @@ def grasp_and_lift(friction: float) -> tuple[float, np.ndarray, np.ndarray]:
     robot = load_urdf(path)
     arm = SerialManipulator.from_urdf(path, tip="tcp")
     grasp = tool_down(0.45, 0.0, 0.15)
-    q0 = arm.inverse(grasp, rng=1).q
-    q1 = arm.inverse(tool_down(0.45, 0.0, 0.25), seed=q0, rng=1).q
+    q0 = arm.inverse(grasp, rng=1, timeout=None, max_restarts=100).q
+    q1 = arm.inverse(tool_down(0.45, 0.0, 0.25), seed=q0, rng=1, timeout=None, max_restarts=100).q
     held = grasp @ placed(0.0, 0.0, -0.01)  # the cube's centre 1 cm up the fingers from the tcp
     rig = make_rig(
         robot, {"initial_positions": [*q0, OPEN]}, objects=(table(held[2, 3] - SIDE / 2), cube(held, friction))

@@ -48,8 +48,8 @@ class Hand:
         self.robot = load_urdf(path)
         arm = SerialManipulator.from_urdf(path, tip="tcp")
         grasp = tool_down(0.45, 0.0, 0.15)
-        self.q0 = arm.inverse(grasp, rng=1).q
-        self.q1 = arm.inverse(tool_down(0.45, 0.0, 0.25), seed=self.q0, rng=1).q
+        self.q0 = arm.inverse(grasp, rng=1, timeout=None, max_restarts=100).q
+        self.q1 = arm.inverse(tool_down(0.45, 0.0, 0.25), seed=self.q0, rng=1, timeout=None, max_restarts=100).q
         self.centre = grasp @ np.array([0.0, 0.0, -0.01, 1.0])
         cube = np.eye(4)
         cube[:3, 3] = self.centre[:3]
