@@ -29,6 +29,10 @@ pytest.importorskip("coal")
 ARM = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint")
 START = {"shoulder_lift_joint": -1.2, "elbow_joint": 1.2}
 GOAL = {"shoulder_pan_joint": 2.6, "shoulder_lift_joint": -1.2, "elbow_joint": 1.2}
+#: Seconds a plan() may take: only a limit against a hang, so that its answer does not depend on
+#: the host's speed (the search and the shortcuts are bounded by their own counts; the default 1 s
+#: could cut them short on a slow, busy host).
+LIMIT = 30.0
 
 
 def arm_scene(post: bool = True) -> Scene:
@@ -127,8 +131,8 @@ def test_tree_and_the_path_helpers() -> None:
 
 
 def test_plan_goes_around_the_post_and_is_repeatable(scene: Scene) -> None:
-    first = plan(scene, START, GOAL, seed=4, joints=ARM, clearance=0.003)
-    second = plan(scene, START, GOAL, seed=4, joints=ARM, clearance=0.003)
+    first = plan(scene, START, GOAL, seed=4, joints=ARM, clearance=0.003, timeout=LIMIT)
+    second = plan(scene, START, GOAL, seed=4, joints=ARM, clearance=0.003, timeout=LIMIT)
     assert first.success, first.error
     np.testing.assert_array_equal(first.raw_path, second.raw_path)
     np.testing.assert_array_equal(first.simplified_path, second.simplified_path)
@@ -181,8 +185,9 @@ def test_malformed_requests_are_refused_naming_what(
 
 
 def test_scaling_zero_means_one(scene: Scene) -> None:
-    zero = plan(scene, START, {"shoulder_pan_joint": 0.5, **START}, joints=ARM, velocity_scale=0, acceleration_scale=0)
-    one = plan(scene, START, {"shoulder_pan_joint": 0.5, **START}, joints=ARM)
+    goal = {"shoulder_pan_joint": 0.5, **START}
+    zero = plan(scene, START, goal, joints=ARM, velocity_scale=0, acceleration_scale=0, timeout=LIMIT)
+    one = plan(scene, START, goal, joints=ARM, timeout=LIMIT)
     assert zero.trajectory is not None and one.trajectory is not None
     assert zero.trajectory.duration == pytest.approx(one.trajectory.duration)
 
@@ -192,7 +197,7 @@ def test_a_pose_goal_keeps_several_configurations_and_is_reached(scene: Scene) -
     fk = ForwardKinematics(robot)
     target_q = start_vector(scene, {"shoulder_pan_joint": -1.0, "shoulder_lift_joint": -1.0, "elbow_joint": 1.4})
     pose = fk.compute(target_q)[fk.link_names.index("tcp")]
-    result = plan(scene, START, PoseGoal("tcp", pose), joints=ARM, seed=1)
+    result = plan(scene, START, PoseGoal("tcp", pose), joints=ARM, seed=1, timeout=LIMIT)
     assert result.success, result.error
     assert len(result.goals) >= 2
     end = result.start.copy()
@@ -204,7 +209,7 @@ def test_a_pose_goal_keeps_several_configurations_and_is_reached(scene: Scene) -
 def test_an_unreachable_pose_has_no_ik_solution(scene: Scene) -> None:
     pose = np.eye(4)
     pose[:3, 3] = (5.0, 0.0, 0.0)
-    result = plan(scene, START, PoseGoal("tcp", pose, seeds=4), joints=ARM)
+    result = plan(scene, START, PoseGoal("tcp", pose, seeds=4), joints=ARM, timeout=LIMIT)
     assert isinstance(result.error, NoIkSolution)
     with pytest.raises(InvalidRequest, match="has no link 'hand'"):
         plan(scene, START, PoseGoal("hand", pose), joints=ARM)
