@@ -4,8 +4,8 @@ The chain is ``bb-robot chain``'s (the same ``--tip``, ``--base``, ``--normalise
 and model options); the target is in the chain's base frame (for SDF, the world the model is
 placed in, as ``bb-robot chain`` reports); the solver is
 :meth:`SerialManipulator.inverse <bb_robot.model.serial.SerialManipulator.inverse>`
-(``docs/ik.md``) with its defaults: 1e-5 m and 1e-5 rad, 5 ms, seeded at the middle of each
-joint's range unless ``--initial`` says otherwise.  Exit 0 when solved; 1 when not (the
+(``docs/ik.md``) with its defaults: 1e-5 m and 1e-5 rad, 5 ms (``--timeout``), seeded at the
+middle of each joint's range unless ``--initial`` says otherwise.  Exit 0 when solved; 1 when not (the
 residuals and the nearest pose reached are printed) or for a description that cannot be used;
 2 for wrong usage.
 """
@@ -20,7 +20,7 @@ import numpy as np
 
 from bb_robot.cli import chain, common
 from bb_robot.model.errors import IkError, UnknownJoint
-from bb_robot.model.ik import IkSolution, default_seed
+from bb_robot.model.ik import DEFAULT_TIMEOUT, IkSolution, default_seed
 from bb_robot.model.serial import SerialManipulator
 from bb_robot.model.transforms import Matrix, matrix_to_rpy, quaternion_to_matrix, rpy_to_matrix
 
@@ -92,6 +92,8 @@ def run(args: argparse.Namespace) -> int:
     initial = common.parse_joint_values(args.initial, "--initial")
     if args.random_seed is not None and args.random_seed < 0:
         raise common.UsageError(f"--random-seed must be a whole number >= 0, got {args.random_seed}")
+    if not (math.isfinite(args.timeout) and args.timeout > 0):
+        raise common.UsageError(f"--timeout must be a number of seconds > 0, got {args.timeout}")
     target = target_pose(args.xyz, args.rpy, args.quat)
     loaded = common.load_from_args(args)
     serial = chain.from_args(args, loaded)
@@ -102,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
             target,
             seed=initial_seed(serial, initial),
             rng=args.random_seed,
+            timeout=args.timeout,
             rotation_tolerance=None if args.rpy is None and args.quat is None else 1e-5,
         )
     except IkError as error:
@@ -159,6 +162,13 @@ def register(commands: argparse._SubParsersAction[argparse.ArgumentParser]) -> N
     )
     parser.add_argument(
         "--random-seed", type=int, default=None, metavar="N", help="seed of the random restarts (reproducible runs)"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        metavar="SECONDS",
+        help=f"the search's time budget (default {DEFAULT_TIMEOUT:g}, the solver's; a slow host may need more)",
     )
     common.add_json_option(parser, JSON_SHAPE)
     parser.set_defaults(handler=run)

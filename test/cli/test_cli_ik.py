@@ -18,6 +18,9 @@ pin = pytest.importorskip("pinocchio", reason="Pinocchio (PyPI `pin`) is not ins
 
 BB_ARM = Path(__file__).resolve().parents[2] / "models" / "bb_arm.urdf"
 JOINTS = ("shoulder_pan_joint", "shoulder_lift_joint", "elbow_joint", "wrist_1_joint", "wrist_2_joint", "wrist_3_joint")
+#: The search's time budget where a test needs a solution: generous, so that the answer does not
+#: depend on the host's speed (the default 5 ms is one descent on a slow, busy host).
+BUDGET = ("--timeout", "10")
 
 
 class Arm:
@@ -65,7 +68,7 @@ def test_solves_a_pose_given_as_a_quaternion(run_cli: RunCli, arm: Arm) -> None:
     quat = pin.Quaternion(target.rotation)
     result = run_cli(
         "ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation),
-        "--quat", *map(_text, (quat.x, quat.y, quat.z, quat.w)), "--random-seed", "3", "--json",
+        "--quat", *map(_text, (quat.x, quat.y, quat.z, quat.w)), "--random-seed", "3", "--json", *BUDGET,
     )  # fmt: skip
     assert result.returncode == 0, result
     data = result.json()
@@ -78,7 +81,9 @@ def test_solves_a_pose_given_as_a_quaternion(run_cli: RunCli, arm: Arm) -> None:
 def test_solves_a_pose_given_as_roll_pitch_yaw_and_prints_a_table(run_cli: RunCli, arm: Arm) -> None:
     target = arm.pose(np.array([-0.9, 0.4, -1.2, 0.2, 1.0, -2.0]))
     rpy = pin.rpy.matrixToRpy(target.rotation)
-    result = run_cli("ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation), "--rpy", *map(_text, rpy))
+    result = run_cli(
+        "ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation), "--rpy", *map(_text, rpy), *BUDGET
+    )
     assert result.returncode == 0, result
     assert result.stdout.startswith("solved: robot 'bb_arm'")
     joints = {}
@@ -102,7 +107,7 @@ def test_a_chain_from_another_base(run_cli: RunCli, arm: Arm) -> None:
     result = run_cli(
         "ik", BB_ARM, "--base", "shoulder_link", "--tip", "tcp", "--xyz", *map(_text, relative.translation),
         "--quat", *map(_text, (quat.x, quat.y, quat.z, quat.w)),
-        "--json", "--random-seed", "2",
+        "--json", "--random-seed", "2", *BUDGET,
     )  # fmt: skip
     assert result.returncode == 0, result
     data = result.json()
@@ -112,7 +117,7 @@ def test_a_chain_from_another_base(run_cli: RunCli, arm: Arm) -> None:
 
 def test_position_only_without_an_orientation(run_cli: RunCli, arm: Arm) -> None:
     target = arm.pose(np.array([0.2, 0.3, 0.9, -0.4, 0.6, 0.0]))
-    result = run_cli("ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation), "--json")
+    result = run_cli("ik", BB_ARM, "--tip", "tcp", "--xyz", *map(_text, target.translation), "--json", *BUDGET)
     assert result.returncode == 0, result
     data = result.json()
     assert data["position_only"] is True
@@ -157,6 +162,8 @@ def test_an_unreachable_pose_exits_1_with_the_residuals_and_the_nearest_pose(run
         (["--xyz", "nan", "0", "0.4"], "finite"),
         (["--xyz", "0.3", "0", "0.4", "--initial", "elbow_joint"], "NAME=VALUE"),
         (["--xyz", "0.3", "0", "0.4", "--random-seed", "-1"], "--random-seed"),
+        (["--xyz", "0.3", "0", "0.4", "--timeout", "0"], "--timeout must be a number of seconds > 0, got 0.0"),
+        (["--xyz", "0.3", "0", "0.4", "--timeout", "nan"], "--timeout must be a number of seconds > 0, got nan"),
         (["--xyz", "0.3", "0", "--tip", "tcp"], "--xyz"),
     ],
 )
